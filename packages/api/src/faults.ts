@@ -1,0 +1,69 @@
+/**
+ * Transport- and actor-level faults the engine injects (DESIGN.md §9). Each fault has a virtual
+ * time window; random choices (drop / duplicate) are drawn from a stream per fault and link, so
+ * adding or removing one fault leaves every other draw unchanged (shrinking depends on this).
+ *
+ * Actor patterns: an exact actor id, `*` for any, or a prefix glob such as `kubelet/*`.
+ */
+import type { DurationUs, VirtualTime } from './time.js';
+
+export type ActorPattern = string;
+
+interface Window {
+  /** Inclusive start, virtual µs. */
+  readonly startUs: VirtualTime;
+  /** Exclusive end, virtual µs (omit for "until the end of the run"). */
+  readonly endUs?: VirtualTime;
+}
+
+/** Adds `delayUs` to every message from → to sent inside the window. */
+export interface DelayFault extends Window {
+  readonly kind: 'delay';
+  readonly from: ActorPattern;
+  readonly to: ActorPattern;
+  readonly delayUs: DurationUs;
+}
+
+/** Drops each message from → to sent inside the window with `probability` (1 = all). */
+export interface DropFault extends Window {
+  readonly kind: 'drop';
+  readonly from: ActorPattern;
+  readonly to: ActorPattern;
+  readonly probability: number;
+}
+
+/** Delivers each message from → to twice with `probability`; the copy arrives `delayUs` later. */
+export interface DuplicateFault extends Window {
+  readonly kind: 'duplicate';
+  readonly from: ActorPattern;
+  readonly to: ActorPattern;
+  readonly probability: number;
+  readonly delayUs?: DurationUs;
+}
+
+/** Drops every message between `a` and `b` (both directions) sent inside the window. */
+export interface PartitionFault extends Window {
+  readonly kind: 'partition';
+  readonly a: ActorPattern;
+  readonly b: ActorPattern;
+}
+
+/**
+ * Crashes `actor` at `atUs` (its state, timers and pending requests are lost; messages to it
+ * are dropped) and, unless `restartAfterUs` is omitted, restarts it with fresh state and a new
+ * incarnation. Messages sent before the restart never reach the new incarnation.
+ */
+export interface CrashFault {
+  readonly kind: 'crash';
+  readonly actor: string;
+  readonly atUs: VirtualTime;
+  readonly restartAfterUs?: DurationUs;
+}
+
+export type Fault = DelayFault | DropFault | DuplicateFault | PartitionFault | CrashFault;
+
+/** Does `id` match `pattern` (exact, `*`, or `prefix*`)? */
+export function matchesActor(pattern: ActorPattern, id: string): boolean {
+  if (pattern === '*' || pattern === id) return true;
+  return pattern.endsWith('*') && id.startsWith(pattern.slice(0, -1));
+}

@@ -1,0 +1,13 @@
+export * from './time.js';
+export * from './prng.js';
+export * from './ids.js';
+export * from './actor.js';
+export * from './errors.js';
+export * from './faults.js';
+export * from './codec.js';
+export * from './k8s/meta.js';
+export * from './k8s/core.js';
+export * from './k8s/apps.js';
+export * from './protocol/apiserver.js';
+export * as cri from './protocol/cri.js';
+export { runtimeActorId, kubeletActorId } from './protocol/cri.js';

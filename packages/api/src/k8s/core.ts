@@ -1,0 +1,265 @@
+/**
+ * core/v1 types (k8s.io/api `core/v1/types.go`, v0.22.8) that pod deletion touches: Pod, Node,
+ * Namespace, Event. JSON wire shape; optional fields as upstream marks them `omitempty`.
+ */
+import type { KubeObject, ObjectMeta } from './meta.js';
+
+export type RestartPolicy = 'Always' | 'OnFailure' | 'Never';
+export type PodPhase = 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Unknown';
+export type ConditionStatus = 'True' | 'False' | 'Unknown';
+
+export interface ExecAction {
+  command?: string[];
+}
+export interface HTTPGetAction {
+  path?: string;
+  port: number | string;
+  host?: string;
+  scheme?: 'HTTP' | 'HTTPS';
+}
+export interface TCPSocketAction {
+  port: number | string;
+  host?: string;
+}
+/** `Handler` in 1.22 (renamed LifecycleHandler later). */
+export interface LifecycleHandler {
+  exec?: ExecAction;
+  httpGet?: HTTPGetAction;
+  tcpSocket?: TCPSocketAction;
+}
+export interface Lifecycle {
+  postStart?: LifecycleHandler;
+  preStop?: LifecycleHandler;
+}
+
+export interface Probe extends LifecycleHandler {
+  initialDelaySeconds?: number;
+  timeoutSeconds?: number;
+  periodSeconds?: number;
+  successThreshold?: number;
+  failureThreshold?: number;
+  terminationGracePeriodSeconds?: number;
+}
+
+export interface ResourceRequirements {
+  requests?: Record<string, string>;
+  limits?: Record<string, string>;
+}
+
+export interface ContainerPort {
+  name?: string;
+  containerPort: number;
+  protocol?: string;
+}
+
+export interface EnvVar {
+  name: string;
+  value?: string;
+}
+
+export interface VolumeMount {
+  name: string;
+  mountPath: string;
+  readOnly?: boolean;
+}
+
+export interface Container {
+  name: string;
+  image?: string;
+  command?: string[];
+  args?: string[];
+  env?: EnvVar[];
+  ports?: ContainerPort[];
+  resources?: ResourceRequirements;
+  volumeMounts?: VolumeMount[];
+  lifecycle?: Lifecycle;
+  livenessProbe?: Probe;
+  readinessProbe?: Probe;
+  startupProbe?: Probe;
+  imagePullPolicy?: 'Always' | 'IfNotPresent' | 'Never';
+  terminationMessagePath?: string;
+  terminationMessagePolicy?: string;
+}
+
+export interface Volume {
+  name: string;
+  emptyDir?: Record<string, unknown>;
+  persistentVolumeClaim?: { claimName: string; readOnly?: boolean };
+  configMap?: { name?: string };
+  secret?: { secretName?: string };
+  hostPath?: { path: string };
+}
+
+export interface Toleration {
+  key?: string;
+  operator?: 'Exists' | 'Equal';
+  value?: string;
+  effect?: string;
+  tolerationSeconds?: number;
+}
+
+export interface PodSpec {
+  containers: Container[];
+  initContainers?: Container[];
+  volumes?: Volume[];
+  restartPolicy?: RestartPolicy;
+  terminationGracePeriodSeconds?: number;
+  activeDeadlineSeconds?: number;
+  nodeName?: string;
+  nodeSelector?: Record<string, string>;
+  schedulerName?: string;
+  tolerations?: Toleration[];
+  priority?: number;
+  dnsPolicy?: string;
+  serviceAccountName?: string;
+  readinessGates?: { conditionType: string }[];
+}
+
+export interface PodCondition {
+  type: 'PodScheduled' | 'Initialized' | 'ContainersReady' | 'Ready' | string;
+  status: ConditionStatus;
+  lastProbeTime?: string | null;
+  lastTransitionTime?: string;
+  reason?: string;
+  message?: string;
+}
+
+export interface ContainerStateWaiting {
+  reason?: string;
+  message?: string;
+}
+export interface ContainerStateRunning {
+  startedAt?: string;
+}
+export interface ContainerStateTerminated {
+  exitCode: number;
+  signal?: number;
+  reason?: string;
+  message?: string;
+  startedAt?: string;
+  finishedAt?: string;
+  containerID?: string;
+}
+export interface ContainerState {
+  waiting?: ContainerStateWaiting;
+  running?: ContainerStateRunning;
+  terminated?: ContainerStateTerminated;
+}
+
+export interface ContainerStatus {
+  name: string;
+  state: ContainerState;
+  lastState: ContainerState;
+  ready: boolean;
+  restartCount: number;
+  image: string;
+  imageID: string;
+  containerID?: string;
+  started?: boolean;
+}
+
+export interface PodIP {
+  ip: string;
+}
+
+export interface PodStatus {
+  phase?: PodPhase;
+  conditions?: PodCondition[];
+  message?: string;
+  reason?: string;
+  nominatedNodeName?: string;
+  hostIP?: string;
+  podIP?: string;
+  podIPs?: PodIP[];
+  startTime?: string;
+  initContainerStatuses?: ContainerStatus[];
+  containerStatuses?: ContainerStatus[];
+  qosClass?: string;
+}
+
+export interface Pod extends KubeObject {
+  apiVersion?: 'v1';
+  kind?: 'Pod';
+  metadata: ObjectMeta;
+  spec: PodSpec;
+  status?: PodStatus;
+}
+
+export interface NodeCondition {
+  type: 'Ready' | 'MemoryPressure' | 'DiskPressure' | 'PIDPressure' | 'NetworkUnavailable' | string;
+  status: ConditionStatus;
+  lastHeartbeatTime?: string;
+  lastTransitionTime?: string;
+  reason?: string;
+  message?: string;
+}
+
+export interface Taint {
+  key: string;
+  value?: string;
+  effect: 'NoSchedule' | 'PreferNoSchedule' | 'NoExecute';
+  timeAdded?: string;
+}
+
+export interface NodeSpec {
+  podCIDR?: string;
+  unschedulable?: boolean;
+  taints?: Taint[];
+}
+
+export interface NodeAddress {
+  type: string;
+  address: string;
+}
+
+export interface NodeStatus {
+  capacity?: Record<string, string>;
+  allocatable?: Record<string, string>;
+  conditions?: NodeCondition[];
+  addresses?: NodeAddress[];
+  nodeInfo?: {
+    kubeletVersion?: string;
+    containerRuntimeVersion?: string;
+    osImage?: string;
+    kernelVersion?: string;
+    operatingSystem?: string;
+    architecture?: string;
+  };
+}
+
+export interface Node extends KubeObject {
+  apiVersion?: 'v1';
+  kind?: 'Node';
+  spec?: NodeSpec;
+  status?: NodeStatus;
+}
+
+export interface Namespace extends KubeObject {
+  apiVersion?: 'v1';
+  kind?: 'Namespace';
+  status?: { phase?: 'Active' | 'Terminating' };
+}
+
+export interface ObjectReference {
+  kind?: string;
+  namespace?: string;
+  name?: string;
+  uid?: string;
+  apiVersion?: string;
+  resourceVersion?: string;
+  fieldPath?: string;
+}
+
+/** core/v1 Event (what `kubectl describe` lists). */
+export interface Event extends KubeObject {
+  apiVersion?: 'v1';
+  kind?: 'Event';
+  involvedObject: ObjectReference;
+  reason?: string;
+  message?: string;
+  source?: { component?: string; host?: string };
+  firstTimestamp?: string;
+  lastTimestamp?: string;
+  count?: number;
+  type?: 'Normal' | 'Warning';
+}

@@ -1,0 +1,133 @@
+/**
+ * Clients ↔ apiserver messages (one file per edge; STYLE.md "Layout"). Every client — kubelet,
+ * controllers, scheduler, the scenario driver, the HTTP facade — talks to the `apiserver` actor
+ * with these requests through `ctx.request`, and gets one {@link ApiResult} back. Watches are
+ * registered with {@link ApiWatch}; their events arrive as {@link ApiWatchEvent} messages.
+ *
+ * The shapes follow the Kubernetes REST API (the HTTP facade translates 1:1): `code` is the
+ * HTTP status the real apiserver would answer, `body` is what it would put in the response.
+ */
+import type { DeleteOptions, KubeList, KubeObject, Status, Table, WatchEvent } from '../k8s/meta.js';
+
+/** Resources podsim serves. */
+export type ResourceName = 'pods' | 'nodes' | 'namespaces' | 'events' | 'replicasets' | 'deployments';
+
+/** Subresources podsim serves. */
+export type Subresource = 'status' | 'scale' | 'binding';
+
+/** Patch content types (`Content-Type` of a PATCH). */
+export type PatchType = 'merge' | 'strategic' | 'json' | 'apply';
+
+interface Target {
+  readonly resource: ResourceName;
+  /** Omitted for cluster-scoped resources (nodes, namespaces) and for all-namespace list/watch. */
+  readonly namespace?: string;
+}
+
+/** GET one object. `asTable` asks for a `meta.k8s.io/v1 Table` printed by the apiserver's printers. */
+export interface ApiGet extends Target {
+  readonly type: 'ApiGet';
+  readonly name: string;
+  readonly subresource?: Subresource;
+  readonly asTable?: boolean;
+  /** `-o wide`: include priority-1 columns in Table output. */
+  readonly wide?: boolean;
+}
+
+/** LIST. Selectors use the Kubernetes string syntax (`app=minio,tier!=db`, `spec.nodeName=node-1`). */
+export interface ApiList extends Target {
+  readonly type: 'ApiList';
+  readonly labelSelector?: string;
+  readonly fieldSelector?: string;
+  readonly asTable?: boolean;
+  readonly wide?: boolean;
+}
+
+/** POST. `object.metadata.generateName` is honoured. */
+export interface ApiCreate extends Target {
+  readonly type: 'ApiCreate';
+  readonly object: KubeObject;
+  /** POST to a subresource (pods/binding). */
+  readonly name?: string;
+  readonly subresource?: Subresource;
+  readonly dryRun?: boolean;
+}
+
+/** PUT: full replacement; `metadata.resourceVersion`, when set, is a precondition (409 on mismatch). */
+export interface ApiUpdate extends Target {
+  readonly type: 'ApiUpdate';
+  readonly name: string;
+  readonly object: KubeObject;
+  readonly subresource?: Subresource;
+  readonly dryRun?: boolean;
+}
+
+/** PATCH. `patch` is the decoded patch document (an object for merge/strategic/apply, an array for json). */
+export interface ApiPatch extends Target {
+  readonly type: 'ApiPatch';
+  readonly name: string;
+  readonly patchType: PatchType;
+  readonly patch: unknown;
+  readonly subresource?: Subresource;
+  readonly fieldManager?: string;
+  readonly force?: boolean;
+  readonly dryRun?: boolean;
+}
+
+/** DELETE with `metav1.DeleteOptions` (absent options = the handler's defaults). */
+export interface ApiDelete extends Target {
+  readonly type: 'ApiDelete';
+  readonly name: string;
+  readonly options?: DeleteOptions;
+}
+
+/**
+ * Starts a watch. Events with a resourceVersion greater than `resourceVersion` are sent (from the
+ * bounded history; 410 Gone if it is too old). Without `resourceVersion`, the watch starts with
+ * synthetic ADDED events for every current object (like `kubectl get -w` without a list).
+ * `watchId` is chosen by the client and must be unique per client actor.
+ */
+export interface ApiWatch extends Target {
+  readonly type: 'ApiWatch';
+  readonly watchId: string;
+  readonly labelSelector?: string;
+  readonly fieldSelector?: string;
+  readonly resourceVersion?: string;
+  readonly asTable?: boolean;
+  readonly wide?: boolean;
+}
+
+/** Stops a watch (a kubectl that disconnected, a reflector that restarts). */
+export interface ApiUnwatch {
+  readonly type: 'ApiUnwatch';
+  readonly watchId: string;
+}
+
+export type ApiRequest = ApiGet | ApiList | ApiCreate | ApiUpdate | ApiPatch | ApiDelete | ApiWatch | ApiUnwatch;
+
+/**
+ * The one reply type. `code` is the HTTP status (200, 201, 202, 404, 409, 410, 422, …);
+ * `body` is the object, list, Table, or a `Status` for errors (and for watch start: Success).
+ */
+export interface ApiResult<B = KubeObject | KubeList | Table | Status> {
+  readonly type: 'ApiResult';
+  readonly code: number;
+  readonly body: B;
+}
+
+/**
+ * One watch event, pushed to the watcher. Multicast to every watcher actor whose watch matched:
+ * `watchIds` lists all matching watch ids of all recipients (a recipient picks its own).
+ * For `asTable` watches `event.object` is a Table with one row (what kubectl -w prints).
+ * An ERROR event carries a Status (e.g. 410 Gone) and ends the watch.
+ */
+export interface ApiWatchEvent {
+  readonly type: 'ApiWatchEvent';
+  readonly watchIds: readonly string[];
+  readonly event: WatchEvent<KubeObject | Table | Status>;
+}
+
+export type ApiServerMessage = ApiRequest | ApiResult | ApiWatchEvent;
+
+/** The apiserver's actor id. */
+export const APISERVER_ACTOR = 'apiserver';

@@ -1,0 +1,688 @@
+/**
+ * The per-thread core of the engine: the actors one host thread runs, their event queue, the
+ * contexts they act through, links (latency, FIFO, faults), trace and digest. It knows nothing
+ * about threads: a host shell (or {@link LocalSimulation} in tests) feeds it remote envelopes,
+ * tells it how far it may run (`runUntil(bound)`), and ships what it routes to other hosts.
+ *
+ * Ordering (DESIGN.md §4): events are processed by `(at, source actor index, source seq,
+ * destination actor index)`. Actor indices are positions in the sorted list of *all* actor ids
+ * in the run, and every source sequence number is drawn by the sender, so the key — and hence
+ * every actor's input sequence — does not depend on which thread hosts which actor.
+ */
+import {
+  type Actor,
+  type ActorContext,
+  type ActorFactory,
+  type ActorId,
+  type Envelope,
+  type Fault,
+  type Message,
+  type RequestOptions,
+  type RequestTimedOut,
+  type RunFailure,
+  type TimerId,
+  type TraceRecord,
+  type VirtualTime,
+  IdGenerator,
+  NEVER,
+  Prng,
+  deriveStream,
+  matchesActor,
+} from '@podsim/api';
+import { MinHeap } from './heap.js';
+import { RunningDigest } from './digest.js';
+
+/** Latency of one link: `minUs` + a uniform integer in [0, jitterUs], drawn per message. */
+export interface LinkLatency {
+  readonly minUs: number;
+  readonly jitterUs: number;
+}
+
+/** Link latency model: the first matching override wins, else `default`. */
+export interface LatencyConfig {
+  readonly default: LinkLatency;
+  readonly links?: ReadonlyArray<LinkLatency & { readonly from: string; readonly to: string }>;
+}
+
+/** Which trace records are collected: all, none, or kinds starting with one of the prefixes. */
+export type TraceFilter = 'all' | 'none' | readonly string[];
+
+/**
+ * An envelope as it crosses threads: actor indices instead of ids, short keys (msgpackr
+ * records make the keys nearly free, but the numbers matter).
+ */
+export interface WireEnvelope {
+  /** source actor index */
+  f: number;
+  /** destination actor index */
+  t: number;
+  /** sentAt, virtual µs */
+  s: number;
+  /** delivery time, virtual µs */
+  a: number;
+  /** source sequence */
+  q: number;
+  /** body */
+  b: Message;
+  /** requestId (when the sender expects a reply) */
+  r?: number;
+  /** sender incarnation (with r) */
+  fi?: number;
+  /** replyTo: the requestId this answers */
+  p?: number;
+  /** incarnation of the requester the reply is for */
+  i?: number;
+}
+
+const EV_MSG = 0;
+const EV_TIMER = 1;
+const EV_CRASH = 2;
+const EV_RESTART = 3;
+
+interface TimerEntry {
+  id: TimerId;
+  inc: number;
+  cancelled: boolean;
+  payload: unknown;
+  /** Set when this timer is a request timeout. */
+  requestId?: number;
+}
+
+interface QueuedEvent {
+  at: number;
+  src: number;
+  seq: number;
+  dst: number;
+  kind: number;
+  env?: WireEnvelope;
+  timer?: TimerEntry;
+  fault?: number;
+}
+
+function eventLess(x: QueuedEvent, y: QueuedEvent): boolean {
+  if (x.at !== y.at) return x.at < y.at;
+  if (x.src !== y.src) return x.src < y.src;
+  if (x.seq !== y.seq) return x.seq < y.seq;
+  return x.dst < y.dst;
+}
+
+interface PendingRequest {
+  cb: (reply: Message, env: Envelope | undefined) => void;
+  timer?: TimerEntry;
+  to: ActorId;
+  type: string;
+}
+
+interface LinkState {
+  readonly minUs: number;
+  readonly jitterUs: number;
+  rng?: Prng;
+  lastAt: number;
+  /** Indices into the fault list of transport faults matching this link. */
+  readonly faults: readonly number[];
+  faultRngs?: Map<number, Prng>;
+}
+
+/** One hosted actor: identity, incarnation state and its context. */
+interface LocalActor {
+  readonly idx: number;
+  readonly id: ActorId;
+  readonly factory: ActorFactory;
+  readonly config: unknown;
+  actor: Actor | null;
+  incarnation: number;
+  startedAt: number;
+  seq: number;
+  traceSeq: number;
+  nextTimer: number;
+  nextRequest: number;
+  timers: Map<TimerId, TimerEntry>;
+  pending: Map<number, PendingRequest>;
+  rng: Prng;
+  streams: Map<string, Prng>;
+  ids: IdGenerator;
+  digest: RunningDigest;
+  ctx: ActorContext;
+}
+
+/** Configuration of one host core. Everything here must be identical on every host of a run. */
+export interface HostCoreOptions {
+  readonly seed: number;
+  readonly epochUnixSeconds: number;
+  /** Every actor id of the run (any order; sorted internally). */
+  readonly allActorIds: readonly ActorId[];
+  /** The actors this host runs, with their factories. */
+  readonly local: ReadonlyArray<{ readonly id: ActorId; readonly factory: ActorFactory; readonly config?: unknown }>;
+  readonly latency: LatencyConfig;
+  readonly faults?: readonly Fault[];
+  readonly traceFilter?: TraceFilter;
+  /**
+   * Called for every envelope addressed to an actor on another host. The shell batches them per
+   * destination host. Envelopes share body objects (a multicast): encode each body once.
+   */
+  readonly routeRemote?: (env: WireEnvelope) => void;
+}
+
+/** Thrown out of `runUntil` when an actor handler throws: the run is over. */
+export class SimulationError extends Error {
+  constructor(readonly failure: RunFailure) {
+    super(failure.message);
+    this.name = 'SimulationError';
+  }
+}
+
+/** Smallest link minimum latency: the lookahead L of the conservative windows (DESIGN.md §4). */
+export function lookaheadUs(latency: LatencyConfig): number {
+  let l = latency.default.minUs;
+  for (const o of latency.links ?? []) l = Math.min(l, o.minUs);
+  return l;
+}
+
+/**
+ * Largest link minimum latency: after `stopRun` at t every host finishes the events before
+ * t + this, which no host can have passed yet whatever the placement.
+ */
+export function stopHorizonUs(latency: LatencyConfig): number {
+  let h = latency.default.minUs;
+  for (const o of latency.links ?? []) h = Math.max(h, o.minUs);
+  return h;
+}
+
+export class HostCore {
+  readonly actorIds: readonly ActorId[];
+  private readonly indexOf = new Map<ActorId, number>();
+  private readonly locals: (LocalActor | undefined)[];
+  private readonly localList: LocalActor[] = [];
+  private readonly queue = new MinHeap<QueuedEvent>(eventLess);
+  private readonly links = new Map<number, LinkState>();
+  private readonly faults: Fault[];
+  private readonly typeHashes = new Map<string, number>();
+  private readonly horizon: number;
+  private readonly collect: (kind: string) => boolean;
+  private started = false;
+
+  /** Current virtual time (the time of the event being processed). */
+  now: VirtualTime = 0;
+  /** Exclusive end of the run once an actor called stopRun (NEVER until then). */
+  stopAt: VirtualTime = NEVER;
+  stopReason: string | undefined;
+  /** Collected trace records, in processing order (merge across hosts by (t, actor, seq)). */
+  traces: TraceRecord[] = [];
+  readonly counters = new Map<string, number>();
+  /** Events processed so far. */
+  processed = 0;
+  /** Messages routed (local + remote). */
+  messagesSent = 0;
+  private currentType = '';
+  private currentActor = '';
+
+  constructor(private readonly opts: HostCoreOptions) {
+    this.actorIds = [...opts.allActorIds].sort();
+    this.actorIds.forEach((id, i) => {
+      if (this.indexOf.has(id)) throw new Error(`duplicate actor id ${id}`);
+      this.indexOf.set(id, i);
+    });
+    this.locals = new Array(this.actorIds.length);
+    this.faults = [...(opts.faults ?? [])];
+    this.horizon = stopHorizonUs(opts.latency);
+    const f = opts.traceFilter ?? 'all';
+    this.collect = f === 'all' ? () => true : f === 'none' ? () => false : (k) => f.some((p) => k.startsWith(p));
+    for (const l of opts.local) {
+      const idx = this.indexOf.get(l.id);
+      if (idx === undefined) throw new Error(`local actor ${l.id} is not in allActorIds`);
+      const la = this.makeLocal(idx, l.id, l.factory, l.config);
+      this.locals[idx] = la;
+      this.localList.push(la);
+    }
+    this.localList.sort((a, b) => a.idx - b.idx);
+  }
+
+  /** Index of an actor id in the run's sorted actor list (throws for unknown ids). */
+  index(id: ActorId): number {
+    const i = this.indexOf.get(id);
+    if (i === undefined) throw new Error(`unknown actor ${JSON.stringify(id)}`);
+    return i;
+  }
+
+  isLocal(idx: number): boolean {
+    return this.locals[idx] !== undefined;
+  }
+
+  /** Starts every local actor at time 0 and schedules the crash faults of local actors. */
+  start(): void {
+    if (this.started) return;
+    this.started = true;
+    this.faults.forEach((f, i) => this.scheduleFault(f, i));
+    for (const la of this.localList) this.startIncarnation(la);
+  }
+
+  /**
+   * Adds a fault while the run is paused (control plane). Crash faults in the past of `now`
+   * take effect at `now`. Returns its index.
+   */
+  addFault(f: Fault): number {
+    const i = this.faults.length;
+    this.faults.push(f);
+    if (f.kind !== 'crash') this.links.clear();
+    if (this.started) this.scheduleFault(f, i);
+    return i;
+  }
+
+  /** Time of the earliest queued event (NEVER if none). */
+  nextEventTime(): VirtualTime {
+    return this.queue.peek()?.at ?? NEVER;
+  }
+
+  /** Queues envelopes that arrived from other hosts. */
+  deliverRemote(envs: Iterable<WireEnvelope>): void {
+    for (const e of envs) this.queue.push({ at: e.a, src: e.f, seq: e.q, dst: e.t, kind: EV_MSG, env: e });
+  }
+
+  /**
+   * Processes, in key order, every queued event with `at < bound` (and `< stopAt`).
+   * Returns the number of events processed. Throws {@link SimulationError} if a handler throws.
+   */
+  runUntil(bound: VirtualTime): number {
+    if (!this.started) this.start();
+    let n = 0;
+    for (;;) {
+      const top = this.queue.peek();
+      if (!top || top.at >= bound || top.at >= this.stopAt) break;
+      this.queue.pop();
+      this.now = top.at;
+      this.dispatch(top);
+      n++;
+    }
+    this.processed += n;
+    return n;
+  }
+
+  /** Per-actor digests of the local actors: `[actorId, hex]`. */
+  digests(): Array<[string, string]> {
+    return this.localList.map((la) => [la.id, la.digest.hex()]);
+  }
+
+  /** Removes and returns the collected trace records. */
+  drainTraces(): TraceRecord[] {
+    const t = this.traces;
+    this.traces = [];
+    return t;
+  }
+
+  /**
+   * Injects a message from outside the simulation (the harness, the HTTP facade), as if sent by
+   * actor `from` at `now` (a registered actor id; the caller owns its sequence space through
+   * `seq`, which must increase). Used while the run is paused.
+   */
+  injectFrom(from: ActorId, to: ActorId, body: Message, seq: number, at: VirtualTime): void {
+    const e: WireEnvelope = { f: this.index(from), t: this.index(to), s: at, a: at, q: seq, b: body };
+    this.route(e);
+  }
+
+  // ---- internals -------------------------------------------------------------------------
+
+  private makeLocal(idx: number, id: ActorId, factory: ActorFactory, config: unknown): LocalActor {
+    const la: LocalActor = {
+      idx,
+      id,
+      factory,
+      config,
+      actor: null,
+      incarnation: 0,
+      startedAt: 0,
+      seq: 0,
+      traceSeq: 0,
+      nextTimer: 1,
+      nextRequest: 1,
+      timers: new Map(),
+      pending: new Map(),
+      rng: deriveStream(this.opts.seed, `actor:${id}#0`),
+      streams: new Map(),
+      ids: undefined as unknown as IdGenerator,
+      digest: new RunningDigest(),
+      ctx: undefined as unknown as ActorContext,
+    };
+    la.ids = new IdGenerator(la.rng);
+    la.ctx = this.makeContext(la);
+    return la;
+  }
+
+  private startIncarnation(la: LocalActor): void {
+    la.incarnation++;
+    la.startedAt = this.now;
+    la.timers = new Map();
+    la.pending = new Map();
+    la.streams = new Map();
+    la.rng = deriveStream(this.opts.seed, `actor:${la.id}#${la.incarnation}`);
+    la.ids = new IdGenerator(deriveStream(this.opts.seed, `ids:${la.id}#${la.incarnation}`));
+    la.digest.num(la.incarnation);
+    this.currentActor = la.id;
+    this.currentType = 'start';
+    try {
+      la.actor = la.factory(la.id, la.config);
+      la.actor.start?.(la.ctx);
+    } catch (err) {
+      throw this.failure(err, la.id, 'start');
+    }
+  }
+
+  private scheduleFault(f: Fault, i: number): void {
+    if (f.kind !== 'crash') return;
+    const idx = this.indexOf.get(f.actor);
+    if (idx === undefined) throw new Error(`crash fault names unknown actor ${f.actor}`);
+    if (!this.locals[idx]) return;
+    const at = Math.max(f.atUs, this.now);
+    this.queue.push({ at, src: -1, seq: 2 * i, dst: idx, kind: EV_CRASH, fault: i });
+    if (f.restartAfterUs !== undefined) {
+      this.queue.push({ at: at + f.restartAfterUs, src: -1, seq: 2 * i + 1, dst: idx, kind: EV_RESTART, fault: i });
+    }
+  }
+
+  private dispatch(ev: QueuedEvent): void {
+    const la = this.locals[ev.dst]!;
+    switch (ev.kind) {
+      case EV_MSG:
+        return this.deliver(la, ev.env!);
+      case EV_TIMER:
+        return this.fireTimer(la, ev.timer!);
+      case EV_CRASH: {
+        if (la.actor === null) return;
+        // The old incarnation's state, timers and pending requests are gone; its timers and
+        // any replies addressed to it are dropped by the incarnation checks.
+        la.actor = null;
+        la.timers.clear();
+        la.pending.clear();
+        this.engineTrace(la, 'engine.crash', `crashed (fault ${ev.fault})`);
+        return;
+      }
+      case EV_RESTART: {
+        if (la.actor !== null) return;
+        // Messages sent while down, or to the old incarnation, are dropped at delivery
+        // because their sentAt precedes the new incarnation's startedAt.
+        this.startIncarnation(la);
+        this.engineTrace(la, 'engine.restart', `restarted as incarnation ${la.incarnation}`);
+        return;
+      }
+    }
+  }
+
+  private deliver(la: LocalActor, e: WireEnvelope): void {
+    const type = e.b.type;
+    if (la.actor === null || e.s < la.startedAt) {
+      this.engineTrace(la, 'engine.drop', `${la.actor === null ? 'down' : 'stale'}: ${type} from ${this.actorIds[e.f]}`);
+      return;
+    }
+    la.digest.num(e.a);
+    la.digest.num(e.f);
+    la.digest.num(e.q);
+    la.digest.num(this.typeHash(type));
+    this.currentActor = la.id;
+    this.currentType = type;
+    const env: Envelope = {
+      from: this.actorIds[e.f],
+      to: la.id,
+      sentAt: e.s,
+      at: e.a,
+      seq: e.q,
+      body: e.b,
+      requestId: e.r === undefined ? undefined : e.r * 65536 + (e.fi ?? 0),
+    };
+    try {
+      if (e.p !== undefined) {
+        if (e.i !== la.incarnation) {
+          this.engineTrace(la, 'engine.drop', `stale reply: ${type} from ${env.from}`);
+          return;
+        }
+        const pend = la.pending.get(e.p);
+        if (!pend) return; // timed out already
+        la.pending.delete(e.p);
+        if (pend.timer) this.cancel(la, pend.timer.id);
+        pend.cb(e.b, env);
+      } else {
+        la.actor.receive(la.ctx, env);
+      }
+    } catch (err) {
+      throw this.failure(err, la.id, type);
+    }
+  }
+
+  private fireTimer(la: LocalActor, t: TimerEntry): void {
+    if (t.cancelled || t.inc !== la.incarnation || la.actor === null) return;
+    la.timers.delete(t.id);
+    la.digest.num(this.now);
+    la.digest.num(t.id);
+    this.currentActor = la.id;
+    try {
+      if (t.requestId !== undefined) {
+        const pend = la.pending.get(t.requestId);
+        if (!pend) return;
+        la.pending.delete(t.requestId);
+        this.currentType = `timeout(${pend.type})`;
+        const body: RequestTimedOut = { type: 'RequestTimedOut', to: pend.to, request: pend.type };
+        pend.cb(body, undefined);
+      } else {
+        this.currentType = 'timer';
+        la.actor.onTimer?.(la.ctx, t.payload, t.id);
+      }
+    } catch (err) {
+      throw this.failure(err, la.id, this.currentType);
+    }
+  }
+
+  private failure(err: unknown, actor: string, messageType: string): SimulationError {
+    if (err instanceof SimulationError) return err;
+    const e = err instanceof Error ? err : new Error(String(err));
+    return new SimulationError({
+      kind: 'ActorThrew',
+      message: `actor ${actor} threw at t=${this.now}µs while handling ${messageType}: ${e.message}`,
+      actor,
+      t: this.now,
+      messageType,
+      seed: this.opts.seed,
+      stack: e.stack,
+    });
+  }
+
+  private typeHash(type: string): number {
+    let h = this.typeHashes.get(type);
+    if (h === undefined) {
+      h = 0;
+      for (let i = 0; i < type.length; i++) h = (Math.imul(h, 31) + type.charCodeAt(i)) | 0;
+      this.typeHashes.set(type, h);
+    }
+    return h;
+  }
+
+  private engineTrace(la: LocalActor, kind: string, msg: string): void {
+    this.record(la, kind, msg, undefined);
+  }
+
+  private record(la: LocalActor, kind: string, msg: string, data: Record<string, unknown> | undefined): void {
+    const seq = la.traceSeq++;
+    la.digest.num(this.now);
+    la.digest.str(kind);
+    la.digest.str(msg);
+    if (this.collect(kind)) this.traces.push({ t: this.now, actor: la.id, seq, kind, msg, data });
+  }
+
+  private link(from: number, to: number): LinkState {
+    const key = from * this.actorIds.length + to;
+    let l = this.links.get(key);
+    if (!l) {
+      const fromId = this.actorIds[from];
+      const toId = this.actorIds[to];
+      let lat: LinkLatency = this.opts.latency.default;
+      for (const o of this.opts.latency.links ?? []) {
+        if (matchesActor(o.from, fromId) && matchesActor(o.to, toId)) {
+          lat = o;
+          break;
+        }
+      }
+      const faults: number[] = [];
+      this.faults.forEach((f, i) => {
+        if (f.kind === 'crash') return;
+        const m =
+          f.kind === 'partition'
+            ? (matchesActor(f.a, fromId) && matchesActor(f.b, toId)) || (matchesActor(f.b, fromId) && matchesActor(f.a, toId))
+            : matchesActor(f.from, fromId) && matchesActor(f.to, toId);
+        if (m) faults.push(i);
+      });
+      l = { minUs: lat.minUs, jitterUs: lat.jitterUs, lastAt: 0, faults };
+      this.links.set(key, l);
+    }
+    return l;
+  }
+
+  /**
+   * Computes delivery time (latency, faults, FIFO) for a message `from → to` sent now and routes
+   * it. Returns false if a fault dropped it.
+   */
+  private send(la: LocalActor, to: number, body: Message, extra?: Partial<WireEnvelope>): void {
+    const l = this.link(la.idx, to);
+    let at = this.now + l.minUs;
+    if (l.jitterUs > 0) {
+      l.rng ??= deriveStream(this.opts.seed, `link:${la.id}->${this.actorIds[to]}`);
+      at += l.rng.int(l.jitterUs + 1);
+    }
+    let duplicateDelay = -1;
+    for (const fi of l.faults) {
+      const f = this.faults[fi] as Exclude<Fault, { kind: 'crash' }>;
+      if (this.now < f.startUs || (f.endUs !== undefined && this.now >= f.endUs)) continue;
+      if (f.kind === 'delay') at += f.delayUs;
+      else if (f.kind === 'partition') {
+        this.record(la, 'fault.partition', `dropped ${body.type} to ${this.actorIds[to]}`, undefined);
+        la.seq++;
+        return;
+      } else {
+        l.faultRngs ??= new Map();
+        let r = l.faultRngs.get(fi);
+        if (!r) {
+          r = deriveStream(this.opts.seed, `fault:${fi}:${la.id}->${this.actorIds[to]}`);
+          l.faultRngs.set(fi, r);
+        }
+        if (r.float() < f.probability) {
+          if (f.kind === 'drop') {
+            this.record(la, 'fault.drop', `dropped ${body.type} to ${this.actorIds[to]}`, undefined);
+            la.seq++;
+            return;
+          }
+          duplicateDelay = f.delayUs ?? 0;
+        }
+      }
+    }
+    if (at < l.lastAt) at = l.lastAt;
+    l.lastAt = at;
+    const e: WireEnvelope = { f: la.idx, t: to, s: this.now, a: at, q: la.seq++, b: body, ...extra };
+    this.route(e);
+    if (duplicateDelay >= 0) {
+      this.record(la, 'fault.duplicate', `duplicated ${body.type} to ${this.actorIds[to]}`, undefined);
+      const at2 = at + duplicateDelay;
+      l.lastAt = Math.max(l.lastAt, at2);
+      this.route({ ...e, a: at2, q: la.seq++ });
+    }
+  }
+
+  private route(e: WireEnvelope): void {
+    this.messagesSent++;
+    if (this.locals[e.t]) this.queue.push({ at: e.a, src: e.f, seq: e.q, dst: e.t, kind: EV_MSG, env: e });
+    else if (this.opts.routeRemote) this.opts.routeRemote(e);
+    else throw new Error(`no route to actor ${this.actorIds[e.t]}`);
+  }
+
+  private setTimer(la: LocalActor, delayUs: number, payload: unknown, requestId?: number): TimerEntry {
+    if (!(delayUs >= 0) || !Number.isFinite(delayUs)) throw new Error(`invalid timer delay ${delayUs}`);
+    const t: TimerEntry = { id: la.nextTimer++, inc: la.incarnation, cancelled: false, payload, requestId };
+    la.timers.set(t.id, t);
+    this.queue.push({ at: this.now + Math.floor(delayUs), src: la.idx, seq: la.seq++, dst: la.idx, kind: EV_TIMER, timer: t });
+    return t;
+  }
+
+  private cancel(la: LocalActor, id: TimerId): void {
+    const t = la.timers.get(id);
+    if (t) {
+      t.cancelled = true;
+      la.timers.delete(id);
+    }
+  }
+
+  private makeContext(la: LocalActor): ActorContext {
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
+    const host = this;
+    const ctx: ActorContext = {
+      self: la.id,
+      get now() {
+        return host.now;
+      },
+      get incarnation() {
+        return la.incarnation;
+      },
+      seed: this.opts.seed,
+      epochUnixSeconds: this.opts.epochUnixSeconds,
+      send(to, body) {
+        host.send(la, host.index(to), body);
+      },
+      multicast(to, body) {
+        for (const id of to) host.send(la, host.index(id), body);
+      },
+      request<R extends Message>(
+        to: ActorId,
+        body: Message,
+        onReply: (reply: R | RequestTimedOut, env: Envelope | undefined) => void,
+        options?: RequestOptions,
+      ) {
+        const rid = la.nextRequest++;
+        const pend: PendingRequest = { cb: onReply as PendingRequest['cb'], to, type: body.type };
+        if (options?.timeoutUs !== undefined) pend.timer = host.setTimer(la, options.timeoutUs, undefined, rid);
+        la.pending.set(rid, pend);
+        host.send(la, host.index(to), body, { r: rid, fi: la.incarnation });
+      },
+      reply(req, body) {
+        if (req.requestId === undefined) return;
+        const rid = Math.floor(req.requestId / 65536);
+        const inc = req.requestId % 65536;
+        host.send(la, host.index(req.from), body, { p: rid, i: inc });
+      },
+      setTimer(delayUs, payload) {
+        return host.setTimer(la, delayUs, payload).id;
+      },
+      cancelTimer(id) {
+        host.cancel(la, id);
+      },
+      random() {
+        return la.rng.float();
+      },
+      stream(name) {
+        let s = la.streams.get(name);
+        if (!s) {
+          s = deriveStream(host.opts.seed, `actor:${la.id}#${la.incarnation}/${name}`);
+          la.streams.set(name, s);
+        }
+        return s;
+      },
+      newId(size, alphabet) {
+        return la.ids.id(size, alphabet);
+      },
+      uuid() {
+        return la.ids.uuid();
+      },
+      trace(kind, msg, data) {
+        host.record(la, kind, msg, data);
+      },
+      tracing(kind) {
+        return host.collect(kind);
+      },
+      stopRun(reason) {
+        const at = host.now + host.horizon;
+        if (at < host.stopAt) {
+          host.stopAt = at;
+          host.stopReason = reason;
+        }
+        host.record(la, 'engine.stop', reason, undefined);
+      },
+      count(name, delta = 1) {
+        host.counters.set(name, (host.counters.get(name) ?? 0) + delta);
+      },
+    };
+    return ctx;
+  }
+}
