@@ -166,6 +166,11 @@ export interface ExecSync {
 export interface PullImage {
   readonly type: 'PullImage';
   readonly image: ImageSpec;
+  /**
+   * The pod's sandbox config, as the proto's `sandbox_config` (the kubelet passes it). The
+   * runtime reads the pod-wide `podsim.dev/image-pull` annotation from it.
+   */
+  readonly sandboxConfig?: PodSandboxConfig;
 }
 export interface ImageStatus {
   readonly type: 'ImageStatus';
@@ -181,6 +186,9 @@ export interface ProbeContainer {
   readonly probe: 'readiness' | 'liveness' | 'startup';
   readonly handler: 'httpGet' | 'tcpSocket';
 }
+
+/** The name of a CRI call (`StopContainer`, …), as used in traces and runtime fault configs. */
+export type CriCallName = CriRequest['type'];
 
 export type CriRequest =
   | RunPodSandbox
