@@ -29,50 +29,11 @@ import {
   deriveStream,
   matchesActor,
 } from '@podsim/api';
+import type { LatencyConfig, LinkLatency, TraceFilter, WireEnvelope } from '@podsim/api/protocol/control';
 import { MinHeap } from './heap.js';
 import { RunningDigest } from './digest.js';
 
-/** Latency of one link: `minUs` + a uniform integer in [0, jitterUs], drawn per message. */
-export interface LinkLatency {
-  readonly minUs: number;
-  readonly jitterUs: number;
-}
-
-/** Link latency model: the first matching override wins, else `default`. */
-export interface LatencyConfig {
-  readonly default: LinkLatency;
-  readonly links?: ReadonlyArray<LinkLatency & { readonly from: string; readonly to: string }>;
-}
-
-/** Which trace records are collected: all, none, or kinds starting with one of the prefixes. */
-export type TraceFilter = 'all' | 'none' | readonly string[];
-
-/**
- * An envelope as it crosses threads: actor indices instead of ids, short keys (msgpackr
- * records make the keys nearly free, but the numbers matter).
- */
-export interface WireEnvelope {
-  /** source actor index */
-  f: number;
-  /** destination actor index */
-  t: number;
-  /** sentAt, virtual µs */
-  s: number;
-  /** delivery time, virtual µs */
-  a: number;
-  /** source sequence */
-  q: number;
-  /** body */
-  b: Message;
-  /** requestId (when the sender expects a reply) */
-  r?: number;
-  /** sender incarnation (with r) */
-  fi?: number;
-  /** replyTo: the requestId this answers */
-  p?: number;
-  /** incarnation of the requester the reply is for */
-  i?: number;
-}
+export type { LatencyConfig, LinkLatency, TraceFilter, WireEnvelope };
 
 const EV_MSG = 0;
 const EV_TIMER = 1;
@@ -119,7 +80,7 @@ interface LinkState {
   rng?: Prng;
   lastAt: number;
   /** Indices into the fault list of transport faults matching this link. */
-  readonly faults: readonly number[];
+  faults: number[];
   faultRngs?: Map<number, Prng>;
 }
 
@@ -263,7 +224,14 @@ export class HostCore {
   addFault(f: Fault): number {
     const i = this.faults.length;
     this.faults.push(f);
-    if (f.kind !== 'crash') this.links.clear();
+    if (f.kind !== 'crash') {
+      // Extend the fault list of the links already in use; their FIFO watermark and jitter
+      // stream must survive (clearing them let later messages overtake earlier ones).
+      for (const [key, l] of this.links) {
+        const n = this.actorIds.length;
+        if (this.transportFaultMatches(f, this.actorIds[Math.floor(key / n)], this.actorIds[key % n])) l.faults.push(i);
+      }
+    }
     if (this.started) this.scheduleFault(f, i);
     return i;
   }
@@ -273,19 +241,28 @@ export class HostCore {
     return this.queue.peek()?.at ?? NEVER;
   }
 
-  /** Queues envelopes that arrived from other hosts. */
+  /**
+   * Queues envelopes that arrived from other hosts. Throws if one is due before `now`: the
+   * window synchronisation let this host run past a message it had not yet received.
+   */
   deliverRemote(envs: Iterable<WireEnvelope>): void {
-    for (const e of envs) this.queue.push({ at: e.a, src: e.f, seq: e.q, dst: e.t, kind: EV_MSG, env: e });
+    for (const e of envs) {
+      if (e.a < this.now) {
+        throw new Error(`causality violation: ${this.actorIds[e.f]} → ${this.actorIds[e.t]} due at ${e.a} µs arrived at ${this.now} µs`);
+      }
+      this.queue.push({ at: e.a, src: e.f, seq: e.q, dst: e.t, kind: EV_MSG, env: e });
+    }
   }
 
   /**
-   * Processes, in key order, every queued event with `at < bound` (and `< stopAt`).
+   * Processes, in key order, every queued event with `at < bound` (and `< stopAt)`, or at most
+   * `maxEvents` of them (a host thread uses that to report liveness during a long window).
    * Returns the number of events processed. Throws {@link SimulationError} if a handler throws.
    */
-  runUntil(bound: VirtualTime): number {
+  runUntil(bound: VirtualTime, maxEvents = Infinity): number {
     if (!this.started) this.start();
     let n = 0;
-    for (;;) {
+    while (n < maxEvents) {
       const top = this.queue.peek();
       if (!top || top.at >= bound || top.at >= this.stopAt) break;
       this.queue.pop();
@@ -520,12 +497,7 @@ export class HostCore {
       }
       const faults: number[] = [];
       this.faults.forEach((f, i) => {
-        if (f.kind === 'crash') return;
-        const m =
-          f.kind === 'partition'
-            ? (matchesActor(f.a, fromId) && matchesActor(f.b, toId)) || (matchesActor(f.b, fromId) && matchesActor(f.a, toId))
-            : matchesActor(f.from, fromId) && matchesActor(f.to, toId);
-        if (m) faults.push(i);
+        if (this.transportFaultMatches(f, fromId, toId)) faults.push(i);
       });
       l = { minUs: lat.minUs, jitterUs: lat.jitterUs, lastAt: 0, faults };
       this.links.set(key, l);
@@ -533,11 +505,20 @@ export class HostCore {
     return l;
   }
 
+  /** Does transport fault `f` apply to messages `fromId → toId`? (Crash faults never do.) */
+  private transportFaultMatches(f: Fault, fromId: ActorId, toId: ActorId): boolean {
+    if (f.kind === 'crash') return false;
+    if (f.kind === 'partition') {
+      return (matchesActor(f.a, fromId) && matchesActor(f.b, toId)) || (matchesActor(f.b, fromId) && matchesActor(f.a, toId));
+    }
+    return matchesActor(f.from, fromId) && matchesActor(f.to, toId);
+  }
+
   /**
    * Computes delivery time (latency, faults, FIFO) for a message `from → to` sent now and routes
-   * it. Returns false if a fault dropped it.
+   * it (unless a fault drops it). `r`/`fi` mark a request, `p`/`i` a reply (see WireEnvelope).
    */
-  private send(la: LocalActor, to: number, body: Message, extra?: Partial<WireEnvelope>): void {
+  private send(la: LocalActor, to: number, body: Message, r?: number, fi?: number, p?: number, i?: number): void {
     const l = this.link(la.idx, to);
     let at = this.now + l.minUs;
     if (l.jitterUs > 0) {
@@ -572,7 +553,14 @@ export class HostCore {
     }
     if (at < l.lastAt) at = l.lastAt;
     l.lastAt = at;
-    const e: WireEnvelope = { f: la.idx, t: to, s: this.now, a: at, q: la.seq++, b: body, ...extra };
+    const e: WireEnvelope = { f: la.idx, t: to, s: this.now, a: at, q: la.seq++, b: body };
+    if (r !== undefined) {
+      e.r = r;
+      e.fi = fi;
+    } else if (p !== undefined) {
+      e.p = p;
+      e.i = i;
+    }
     this.route(e);
     if (duplicateDelay >= 0) {
       this.record(la, 'fault.duplicate', `duplicated ${body.type} to ${this.actorIds[to]}`, undefined);
@@ -634,13 +622,13 @@ export class HostCore {
         const pend: PendingRequest = { cb: onReply as PendingRequest['cb'], to, type: body.type };
         if (options?.timeoutUs !== undefined) pend.timer = host.setTimer(la, options.timeoutUs, undefined, rid);
         la.pending.set(rid, pend);
-        host.send(la, host.index(to), body, { r: rid, fi: la.incarnation });
+        host.send(la, host.index(to), body, rid, la.incarnation);
       },
       reply(req, body) {
         if (req.requestId === undefined) return;
         const rid = Math.floor(req.requestId / 65536);
         const inc = req.requestId % 65536;
-        host.send(la, host.index(req.from), body, { p: rid, i: inc });
+        host.send(la, host.index(req.from), body, undefined, undefined, rid, inc);
       },
       setTimer(delayUs, payload) {
         return host.setTimer(la, delayUs, payload).id;

@@ -1,0 +1,293 @@
+/**
+ * One host thread of a threaded run: a {@link HostCore} plus the conservative window loop
+ * (DESIGN.md §4, §9). Each round r: wait until every host published round r−1 on the
+ * {@link SyncBoard}; drain the batches peers posted in r−1 (their count is on the board, so a
+ * batch posted before the signal is always taken before the round runs); compute
+ * E_p = min(Q_p, in-flight to p) for every host p and the bound B_h = min_q(E_q + C(q→h)),
+ * C = shortest inter-host message chain (placement.ts windowMatrix); process every event
+ * < min(B_h, stop time, target); post one msgpackr batch per destination host; publish Q_h,
+ * S_h, M_h→d; arrive.
+ *
+ * Every host reads the same round figures, so all pause in the same round: when the earliest
+ * pending event anywhere is at or after min(target, stop time). Waits are bounded; a failure
+ * raises the board's abort flag so no peer waits for a host that will not come.
+ */
+import { receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
+import { NEVER, type ActorFactory, type Fault, type RunFailure } from '@podsim/api';
+import type { HostControl, HostInit, HostMetrics, SegmentResult, TraceChunk, WireEnvelope } from '@podsim/api/protocol/control';
+import { HostCore, SimulationError } from './hostCore.js';
+import { SyncBoard } from './syncBoard.js';
+import { decodeBatch, encodeBatch } from './batch.js';
+
+/** Events processed between liveness beats inside one long window. */
+const BEAT_EVERY = 4096;
+/** Atomics.wait slice while waiting for peers, wall ms. */
+const WAIT_SLICE_MS = 20;
+/** Default spin before sleeping at the barrier (loads of one shared word). */
+export const DEFAULT_SPIN = 2000;
+
+/** Loads `spec.module` and returns its factory export. */
+export async function loadFactory(module: string, exportName = 'createActor'): Promise<ActorFactory> {
+  const mod = (await import(module)) as Record<string, unknown>;
+  const f = mod[exportName];
+  if (typeof f !== 'function') throw new Error(`actor module ${module} has no function export ${JSON.stringify(exportName)}`);
+  return f as ActorFactory;
+}
+
+export class HostShell implements HostControl {
+  private cfg!: HostInit;
+  private core!: HostCore;
+  private board!: SyncBoard;
+  private peers: Array<MessagePort | undefined> = [];
+  private toMain!: MessagePort;
+  private h = 0;
+  private n = 1;
+  private round = 0;
+  private spin = DEFAULT_SPIN;
+  /** Outgoing envelopes of the current round, per destination host. */
+  private out: WireEnvelope[][] = [];
+  private outMin: number[] = [];
+  private mailboxOut: WireEnvelope[] = [];
+  private recv: number[] = [];
+  private readonly e: number[] = [];
+  private failure: RunFailure | undefined;
+
+  private windows = 0;
+  private busyWindows = 0;
+  private batchesSent = 0;
+  private bytesSent = 0;
+  private remoteMessages = 0;
+  private waitMs = 0;
+
+  async init(cfg: HostInit): Promise<void> {
+    this.cfg = cfg;
+    this.h = cfg.hostIndex;
+    this.n = cfg.hostCount;
+    this.spin = cfg.spin ?? DEFAULT_SPIN;
+    this.board = new SyncBoard(cfg.board, cfg.hostCount);
+    this.peers = cfg.peers as Array<MessagePort | undefined>;
+    this.toMain = cfg.toMain as MessagePort;
+    this.out = Array.from({ length: this.n }, () => []);
+    this.outMin = new Array<number>(this.n).fill(NEVER);
+    this.recv = new Array<number>(this.n).fill(0);
+    const local = await Promise.all(
+      cfg.local.map(async (s) => ({ id: s.id, factory: await loadFactory(s.module, s.exportName), config: s.config })),
+    );
+    const hostOf = cfg.hostOf;
+    this.core = new HostCore({
+      seed: cfg.seed,
+      epochUnixSeconds: cfg.epochUnixSeconds,
+      allActorIds: cfg.allActorIds,
+      local,
+      latency: cfg.latency,
+      faults: cfg.faults,
+      traceFilter: cfg.traceFilter,
+      routeRemote: (env) => {
+        const d = hostOf[env.t];
+        if (d < 0) {
+          this.mailboxOut.push(env);
+          return;
+        }
+        this.out[d].push(env);
+        if (env.a < this.outMin[d]) this.outMin[d] = env.a;
+      },
+    });
+  }
+
+  segment(targetUs: number): SegmentResult {
+    if (this.failure) return this.result('failed', NEVER);
+    const board = this.board;
+    const n = this.n;
+    const h = this.h;
+    const core = this.core;
+    const windows = this.cfg.windowUs;
+    try {
+      // Start (time 0) on the first segment; its messages go out with the opening publish.
+      core.runUntil(0);
+    } catch (err) {
+      return this.fail(err);
+    }
+    let r = ++this.round;
+    this.publish(r);
+    board.arrive(r);
+    for (;;) {
+      const t0 = performance.now();
+      const w = board.awaitAll(r, this.spin, WAIT_SLICE_MS, this.cfg.hostTimeoutMs, () => board.beat(h));
+      this.waitMs += performance.now() - t0;
+      if (w === 'aborted') return this.result('aborted', NEVER);
+      if (w === 'timeout') {
+        return this.fail(
+          new SimulationError({
+            kind: 'HostUnresponsive',
+            message: `host ${h} waited more than ${this.cfg.hostTimeoutMs} ms for its peers at window ${r}`,
+            seed: this.cfg.seed,
+          }),
+        );
+      }
+      if (!this.drain()) return this.result('aborted', NEVER);
+
+      // Figures of round r: E_p and the stop time.
+      const f64 = board.f64;
+      const e = this.e;
+      let stopAt = NEVER;
+      for (let p = 0; p < n; p++) {
+        const s = board.slot(r, p);
+        e[p] = f64[s];
+        if (f64[s + 1] < stopAt) stopAt = f64[s + 1];
+      }
+      for (let q = 0; q < n; q++) {
+        const s = board.slot(r, q) + 2;
+        for (let p = 0; p < n; p++) if (f64[s + p] < e[p]) e[p] = f64[s + p];
+      }
+      let minE = NEVER;
+      for (let p = 0; p < n; p++) if (e[p] < minE) minE = e[p];
+      if (stopAt < core.stopAt) {
+        // A peer's actor stopped the run earlier: its reason wins.
+        core.stopAt = stopAt;
+        core.stopReason = undefined;
+      }
+      const limit = Math.min(targetUs, stopAt);
+      if (minE >= limit) {
+        this.shipTraces();
+        return this.result('paused', minE);
+      }
+      // B_h = min_q (E_q + C(q→h)): the earliest time any pending event anywhere, h's own
+      // included, can make a message arrive here (placement.ts windowMatrix).
+      let bound = limit;
+      for (let q = 0; q < n; q++) {
+        const c = e[q] + windows[q * n + h];
+        if (c < bound) bound = c;
+      }
+      r = ++this.round;
+      this.windows++;
+      if (e[h] < bound) {
+        this.busyWindows++;
+        try {
+          while (core.runUntil(bound, BEAT_EVERY) === BEAT_EVERY) board.beat(h);
+        } catch (err) {
+          return this.fail(err);
+        }
+      }
+      this.publish(r);
+      if (core.traces.length >= this.cfg.traceChunk) this.shipTraces();
+      board.beat(h);
+      board.arrive(r);
+    }
+  }
+
+  deliver(envs: WireEnvelope[]): void {
+    this.core.deliverRemote(envs);
+  }
+
+  addFault(fault: Fault, nowUs: number): void {
+    if (nowUs > this.core.now) this.core.now = nowUs;
+    this.core.addFault(fault);
+  }
+
+  digests(): Array<[string, string]> {
+    return this.core.digests();
+  }
+
+  metrics(): HostMetrics {
+    return {
+      host: this.h,
+      actors: this.cfg.local.length,
+      events: this.core.processed,
+      messages: this.core.messagesSent,
+      windows: this.windows,
+      busyWindows: this.busyWindows,
+      batchesSent: this.batchesSent,
+      bytesSent: this.bytesSent,
+      remoteMessages: this.remoteMessages,
+      waitMs: Math.round(this.waitMs),
+      counters: Object.fromEntries(this.core.counters),
+    };
+  }
+
+  flushTraces(): void {
+    this.shipTraces();
+  }
+
+  // ---- internals ---------------------------------------------------------------------------
+
+  /** Posts this round's batches, then writes Q, S and M for round r on the board. */
+  private publish(r: number): void {
+    const board = this.board;
+    const f64 = board.f64;
+    const s = board.slot(r, this.h);
+    for (let d = 0; d < this.n; d++) {
+      const envs = this.out[d];
+      if (envs.length > 0) {
+        const bytes = encodeBatch(envs);
+        this.peers[d]!.postMessage(bytes, [bytes.buffer as ArrayBuffer]);
+        board.addSent(this.h, d);
+        this.batchesSent++;
+        this.bytesSent += bytes.length;
+        this.remoteMessages += envs.length;
+        this.out[d] = [];
+      }
+      f64[s + 2 + d] = this.outMin[d];
+      this.outMin[d] = NEVER;
+    }
+    f64[s] = this.core.nextEventTime();
+    f64[s + 1] = this.core.stopAt;
+  }
+
+  /** Takes every batch peers announced on the board. False if the run was aborted meanwhile. */
+  private drain(): boolean {
+    for (let p = 0; p < this.n; p++) {
+      if (p === this.h) continue;
+      const expected = this.board.sent(p, this.h);
+      let spins = 0;
+      while (this.recv[p] < expected) {
+        const m = receiveMessageOnPort(this.peers[p]!);
+        if (m === undefined) {
+          // The batch is posted before the count is raised, so this should not happen; stay
+          // bounded anyway.
+          if (++spins % 1024 === 0 && this.board.aborted) return false;
+          continue;
+        }
+        this.core.deliverRemote(decodeBatch(m.message as Uint8Array));
+        this.recv[p]++;
+      }
+    }
+    return true;
+  }
+
+  private shipTraces(): void {
+    if (this.core.traces.length === 0) return;
+    const chunk: TraceChunk = { host: this.h, records: this.core.drainTraces() };
+    this.toMain.postMessage(chunk);
+  }
+
+  private fail(err: unknown): SegmentResult {
+    const failure: RunFailure =
+      err instanceof SimulationError
+        ? err.failure
+        : {
+            kind: 'HostDied',
+            message: `host ${this.h} failed: ${err instanceof Error ? err.message : String(err)}`,
+            seed: this.cfg.seed,
+            t: this.core.now,
+            stack: err instanceof Error ? err.stack : undefined,
+          };
+    this.failure = failure;
+    this.board.abort(this.h);
+    this.shipTraces();
+    return this.result('failed', NEVER);
+  }
+
+  private result(status: SegmentResult['status'], nextEventUs: number): SegmentResult {
+    const mailbox = this.mailboxOut;
+    this.mailboxOut = [];
+    return {
+      status,
+      failure: this.failure,
+      nextEventUs,
+      stopAtUs: this.core.stopAt,
+      stopReason: this.core.stopReason,
+      lastEventUs: this.core.now,
+      mailbox,
+    };
+  }
+}

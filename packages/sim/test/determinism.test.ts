@@ -1,0 +1,113 @@
+import test from 'ava';
+import type { ActorSpec } from '@podsim/api';
+import type { LatencyConfig } from '@podsim/api/protocol/control';
+import { Simulation } from '../src/index.js';
+import { inBatches, runLocal, runThreaded, spec, type RunConfig } from './support/run.js';
+import type { ChatterConfig } from './support/testActors.js';
+
+const IDS = ['apiserver', 'kubelet/node-1', 'kubelet/node-2', 'runtime/node-1', 'runtime/node-2'];
+
+/** Five chatter actors; every seed gets its own latencies (minimum, jitter, overrides) and pace. */
+function workload(seed: number, extra: Partial<ChatterConfig> = {}): RunConfig {
+  const latency: LatencyConfig = {
+    default: { minUs: 20 + (seed % 5) * 40, jitterUs: 5 + ((seed * 37) % 200) },
+    links: [
+      { from: 'kubelet/*', to: 'runtime/*', minUs: 3 + (seed % 4), jitterUs: 10 },
+      { from: 'apiserver', to: '*', minUs: 150, jitterUs: 60 + (seed % 3) * 50 },
+    ],
+  };
+  const actors: ActorSpec[] = IDS.map((id) =>
+    spec(id, 'createActor', {
+      peers: IDS.filter((p) => p !== id),
+      ticks: 12 + (seed % 7),
+      gapUs: 400 + ((seed * 53) % 1500),
+      fanout: 3,
+      ...extra,
+    } satisfies ChatterConfig),
+  );
+  return { seed, actors, latency };
+}
+
+const SEEDS = Array.from({ length: 20 }, (_, i) => 1 + i * 7919);
+
+test('20 seeds: the same trace and digest under single, per-actor and shards:2 as in one LocalSimulation', async (t) => {
+  t.timeout(60_000);
+  const runs = await inBatches(SEEDS, 2, async (seed) => {
+    const cfg = workload(seed);
+    const local = runLocal(cfg);
+    const threaded = await Promise.all((['single', 'per-actor', 'shards:2'] as const).map((p) => runThreaded(cfg, p)));
+    return { seed, local, threaded };
+  });
+  const digests = new Set<string>();
+  for (const { seed, local, threaded } of runs) {
+    t.true(local.traces.length > 100, `seed ${seed}: workload too small`);
+    t.true(
+      local.traces.some((r) => r.msg.endsWith('timed out')) && local.traces.some((r) => r.msg.includes('hop 2')),
+      `seed ${seed}: timeouts and forwarding chains are exercised`,
+    );
+    for (const [i, p] of ['single', 'per-actor', 'shards:2'].entries()) {
+      t.is(threaded[i].digest, local.digest, `seed ${seed} ${p}: digest`);
+      t.deepEqual(threaded[i].traces, local.traces, `seed ${seed} ${p}: trace`);
+      t.is(threaded[i].result.reason, 'quiescent');
+    }
+    digests.add(local.digest);
+  }
+  t.is(digests.size, SEEDS.length, 'different seeds give different runs');
+});
+
+test('shards:3 and shards:4 give the same digest as single', async (t) => {
+  const cfg = workload(42);
+  const [single, s3, s4] = await Promise.all([runThreaded(cfg, 'single'), runThreaded(cfg, 'shards:3'), runThreaded(cfg, 'shards:4')]);
+  t.is(s3.digest, single.digest);
+  t.is(s4.digest, single.digest);
+  t.deepEqual(s4.traces, single.traces);
+});
+
+test('stopRun ends the run at the same virtual time and record under every placement', async (t) => {
+  // runtime/node-2 stops the run after its 3rd tick while the others still have 20 to go.
+  const cfg = workload(5, { ticks: 20 });
+  const actors = cfg.actors.map((a) => (a.id === 'runtime/node-2' ? { ...a, config: { ...(a.config as ChatterConfig), ticks: 3, stopWhenDone: true } } : a));
+  const stopCfg = { ...cfg, actors };
+  const local = runLocal(stopCfg);
+  const stopRec = local.traces.find((r) => r.kind === 'engine.stop')!;
+  t.truthy(stopRec);
+  t.is(stopRec.msg, 'runtime/node-2 done');
+  // Horizon = largest link minimum (150 µs here): nothing at or after stop + 150 runs.
+  const stopAt = stopRec.t + 150;
+  t.is(local.sim.core.stopAt, stopAt);
+  t.true(local.traces.every((r) => r.t < stopAt));
+  t.true(local.sim.core.nextEventTime() >= stopAt, 'events remained after the stop');
+  for (const p of ['single', 'per-actor', 'shards:2'] as const) {
+    const r = await runThreaded(stopCfg, p);
+    t.is(r.result.reason, 'stopped', p);
+    t.is(r.result.stopReason, 'runtime/node-2 done', p);
+    t.is(r.digest, local.digest, p);
+    t.deepEqual(r.traces, local.traces, p);
+  }
+});
+
+test('pausing at arbitrary times does not change the run', async (t) => {
+  const cfg = workload(11);
+  const whole = runLocal(cfg);
+  const sim = await Simulation.create({ ...cfg, placement: 'shards:2' });
+  try {
+    let now = 0;
+    for (const step of [1, 999, 3_000, 7, 5_000]) {
+      now += step;
+      const r = await sim.runUntil(now);
+      t.is(r.now, now);
+      t.is(r.reason, 'target');
+    }
+    const end = await sim.run();
+    t.is(end.reason, 'quiescent');
+    t.deepEqual(await sim.traces(), whole.traces);
+    t.is(await sim.digest(), whole.digest);
+    const m = await sim.metrics();
+    t.is(m.hostCount, 2);
+    t.is(m.counters.ticks, cfg.actors.reduce((s, a) => s + (a.config as ChatterConfig).ticks, 0));
+    t.true(m.windows > 10);
+    t.is(m.events, whole.sim.core.processed);
+  } finally {
+    await sim.close();
+  }
+});
