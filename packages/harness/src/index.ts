@@ -1,1 +1,18 @@
-export {};
+/**
+ * @podsim/harness: scenario files, the scenario driver actor, invariant checkers, reports and
+ * the `podsim` CLI. The library entry `runScenarioFile` is what `podsim run` does.
+ */
+export * from './duration.js';
+export * from './driver/steps.js';
+export * from './driver/kubectl.js';
+export * from './scenario/source.js';
+export * from './scenario/schema.js';
+export * from './scenario/load.js';
+export * from './scenario/compile.js';
+export * from './checkers/model.js';
+export * from './checkers/invariants.js';
+export * from './expect/evaluate.js';
+export * from './report/tabwriter.js';
+export * from './report/report.js';
+export * from './engine.js';
+export * from './run.js';

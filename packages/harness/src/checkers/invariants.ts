@@ -1,0 +1,424 @@
+/**
+ * Invariant checkers (spec `deletion-protocol.md` §14), run outside the actors over the merged
+ * trace, TigerBeetle-VOPR style: the code under test never sees them. Each checker covers what
+ * the trace makes observable (the apiserver's `api.write` / `api.request`, the runtime's `cri.*`
+ * process records, the kubelet's spans and `kubelet.finalDelete`, the driver's printed rows);
+ * the README lists which §14 items are checked and which parts are not observable.
+ */
+import { US_PER_SECOND, parseRfc3339 } from '@podsim/api';
+import { humanDuration } from '../duration.js';
+import type { ApiWrite, Span, TraceModel } from './model.js';
+
+export interface Violation {
+  /** Checker id, e.g. `no-removal-while-running`. */
+  readonly invariant: string;
+  /** Virtual µs where it was observed. */
+  readonly t: number;
+  readonly message: string;
+}
+
+export interface CheckContext {
+  readonly epochUnixSeconds: number;
+}
+
+export interface Invariant {
+  readonly id: string;
+  /** The §14 item(s) it checks. */
+  readonly spec: string;
+  readonly title: string;
+  check(m: TraceModel, ctx: CheckContext): Violation[];
+}
+
+const sec = (us: number) => `${(us / US_PER_SECOND).toFixed(6).replace(/\.?0+$/, '')}s`;
+
+/** The writes of a pod strictly before the DELETED write `d` (by trace order). */
+function before(list: readonly ApiWrite[], d: ApiWrite): ApiWrite[] {
+  return list.filter((w) => w.t < d.t || (w.t === d.t && w.seq < d.seq));
+}
+
+/** The DELETE request (if traced) that produced a DELETED write: same instant, same pod name. */
+function causeOf(m: TraceModel, d: ApiWrite) {
+  return m.requests.find((r) => r.t === d.t && r.verb === 'delete' && r.resource === 'pods' && r.name === d.name && (r.namespace ?? d.namespace) === d.namespace && r.code < 300);
+}
+
+const workRank = (w: unknown): number => {
+  const s = String(w ?? '').toLowerCase();
+  return s.includes('terminated') ? 2 : s.includes('terminating') ? 1 : 0;
+};
+
+function groupBy<T>(items: readonly T[], key: (t: T) => string): Map<string, T[]> {
+  const m = new Map<string, T[]>();
+  for (const i of items) {
+    const k = key(i);
+    const l = m.get(k) ?? [];
+    l.push(i);
+    m.set(k, l);
+  }
+  return m;
+}
+
+export const INVARIANTS: readonly Invariant[] = [
+  {
+    id: 'no-removal-while-running',
+    spec: '§14.1',
+    title: 'a pod is not removed from storage while a container of that UID runs (except force delete, unscheduled or terminal pods)',
+    check(m) {
+      const out: Violation[] = [];
+      for (const [uid, writes] of m.podWrites) {
+        for (const d of writes.filter((w) => w.event === 'DELETED')) {
+          const running = m.runningAt(uid, d.t);
+          if (running.length === 0) continue;
+          const prev = before(writes, d);
+          const last = prev[prev.length - 1];
+          const unscheduled = !last?.nodeName;
+          const terminal = last?.phase === 'Succeeded' || last?.phase === 'Failed';
+          const cause = causeOf(m, d);
+          const byKubelet = cause ? cause.client.startsWith('kubelet/') : m.finalDeletes.some((f) => f.podUid === uid && f.t <= d.t);
+          const forced = !byKubelet && (cause ? cause.gracePeriodSeconds === 0 : last?.deletionGracePeriodSeconds === 0);
+          if (unscheduled || terminal || forced) continue;
+          out.push({
+            invariant: this.id,
+            t: d.t,
+            message: `pod ${d.namespace}/${d.name} (uid ${uid}) was removed while ${running.map((p) => `container ${p.container} (${p.containerId})`).join(', ')} still ran on ${running[0].runtime}`,
+          });
+        }
+      }
+      return out;
+    },
+  },
+  {
+    id: 'final-delete-gated',
+    spec: '§14.2',
+    title: "the kubelet's final DELETE is sent only for pods with a deletionTimestamp, with no container running, with grace 0",
+    check(m) {
+      const out: Violation[] = [];
+      for (const f of m.finalDeletes) {
+        const writes = m.podWrites.get(f.podUid) ?? [];
+        if (writes.length > 0 && !writes.some((w) => w.t <= f.t && w.deletionTimestamp !== undefined)) {
+          out.push({ invariant: this.id, t: f.t, message: `${f.actor} sent the final DELETE for ${f.pod ?? f.podUid} which has no deletionTimestamp` });
+        }
+        const running = m.runningAt(f.podUid, f.t);
+        if (running.length > 0) {
+          out.push({
+            invariant: this.id,
+            t: f.t,
+            message: `${f.actor} sent the final DELETE for ${f.pod ?? f.podUid} while container ${running[0].container} (${running[0].containerId}) still ran`,
+          });
+        }
+        const req = m.requests.find((r) => r.t >= f.t && r.client === f.actor && r.verb === 'delete' && r.resource === 'pods' && r.name === f.pod);
+        if (req && req.gracePeriodSeconds !== 0) {
+          out.push({ invariant: this.id, t: req.t, message: `${f.actor}'s final DELETE for ${f.pod} carried gracePeriodSeconds=${req.gracePeriodSeconds ?? 'unset'}, not 0` });
+        }
+      }
+      return out;
+    },
+  },
+  {
+    id: 'grace-only-shrinks-apiserver',
+    spec: '§14.3',
+    title: 'deletionGracePeriodSeconds never grows; a shorter grace moves deletionTimestamp to dts − old + new',
+    check(m) {
+      const out: Violation[] = [];
+      for (const writes of m.podWrites.values()) {
+        let g: number | undefined;
+        let dts: number | undefined;
+        for (const w of writes) {
+          if (g !== undefined && w.deletionGracePeriodSeconds === undefined) {
+            out.push({ invariant: this.id, t: w.t, message: `${w.event} of ${w.namespace}/${w.name} (rv ${w.rv}) cleared deletionGracePeriodSeconds (was ${g})` });
+            continue;
+          }
+          if (w.deletionGracePeriodSeconds === undefined) continue;
+          const nd = w.deletionTimestamp !== undefined ? parseRfc3339(w.deletionTimestamp) : undefined;
+          if (g !== undefined && w.deletionGracePeriodSeconds > g) {
+            out.push({ invariant: this.id, t: w.t, message: `${w.namespace}/${w.name} rv ${w.rv}: deletionGracePeriodSeconds grew from ${g} to ${w.deletionGracePeriodSeconds}` });
+          } else if (g !== undefined && w.deletionGracePeriodSeconds < g && dts !== undefined && nd !== undefined) {
+            const want = dts - g + w.deletionGracePeriodSeconds;
+            if (Math.abs(nd - want) >= 1) {
+              out.push({
+                invariant: this.id,
+                t: w.t,
+                message: `${w.namespace}/${w.name} rv ${w.rv}: grace ${g}→${w.deletionGracePeriodSeconds} moved deletionTimestamp to ${w.deletionTimestamp}, expected old − ${g}s + ${w.deletionGracePeriodSeconds}s`,
+              });
+            }
+          }
+          g = w.deletionGracePeriodSeconds;
+          if (nd !== undefined) dts = nd;
+        }
+      }
+      return out;
+    },
+  },
+  {
+    id: 'second-delete-idempotent',
+    spec: '§14.3, §14.21',
+    title: 'a DELETE of a Terminating pod with no grace or a grace ≥ the current one writes nothing and returns 200',
+    check(m) {
+      const out: Violation[] = [];
+      for (const r of m.requests) {
+        if (r.verb !== 'delete' || r.resource !== 'pods' || !r.name) continue;
+        const prior = m.writes.filter((w) => w.resource === 'pods' && w.name === r.name && w.namespace === r.namespace && w.t < r.t);
+        const last = prior[prior.length - 1];
+        if (!last || last.event === 'DELETED' || last.deletionTimestamp === undefined || !(last.deletionGracePeriodSeconds! > 0)) continue;
+        if (r.gracePeriodSeconds !== undefined && r.gracePeriodSeconds < last.deletionGracePeriodSeconds!) continue;
+        const wrote = m.writes.some((w) => w.t === r.t && w.uid === last.uid);
+        if (wrote || r.code !== 200) {
+          out.push({
+            invariant: this.id,
+            t: r.t,
+            message: `DELETE of Terminating ${r.namespace}/${r.name} by ${r.client} (grace ${r.gracePeriodSeconds ?? 'unset'} ≥ ${last.deletionGracePeriodSeconds}) ${wrote ? 'wrote the object' : `returned ${r.code}`}`,
+          });
+        }
+      }
+      return out;
+    },
+  },
+  {
+    id: 'grace-only-shrinks-kubelet',
+    spec: '§14.4',
+    title: 'per pod worker the kill grace never grows and the grace passed to the runtime is ≥ 1',
+    check(m) {
+      const out: Violation[] = [];
+      const groups = groupBy(m.spansOf('kubelet.killPod'), (s) => `${s.actor}|${s.incarnation}|${s.podUid}`);
+      for (const spans of groups.values()) {
+        let g: number | undefined;
+        for (const s of spans) {
+          const gp = s.data.gracePeriod;
+          if (typeof gp !== 'number') continue;
+          if (gp < 1) out.push({ invariant: this.id, t: s.begin, message: `${s.actor} killPod(${String(s.data.pod)}) with grace ${gp} < 1` });
+          if (g !== undefined && gp > g) out.push({ invariant: this.id, t: s.begin, message: `${s.actor} killPod(${String(s.data.pod)}) grace grew from ${g} to ${gp}` });
+          g = gp;
+        }
+      }
+      for (const c of m.criCalls) {
+        if (c.call === 'StopContainer' && c.timeout !== undefined && c.timeout < 1) {
+          out.push({ invariant: this.id, t: c.t, message: `${c.runtime} received StopContainer(${c.containerId}, timeout ${c.timeout}) < 1` });
+        }
+      }
+      return out;
+    },
+  },
+  {
+    id: 'prestop-before-sigterm',
+    spec: '§14.5',
+    title: 'no SIGTERM reaches a container while its preStop hook is being waited for',
+    check(m) {
+      const out: Violation[] = [];
+      for (const s of m.spansOf('kubelet.preStop')) {
+        const container = s.data.container;
+        for (const p of m.processes) {
+          if (p.podUid !== s.podUid || p.container !== container || p.startedAt > s.begin) continue;
+          for (const sig of p.signals) {
+            if (sig.signal === 'SIGTERM' && sig.t >= s.begin && (s.end === undefined || sig.t < s.end)) {
+              out.push({ invariant: this.id, t: sig.t, message: `SIGTERM to ${p.pod}/${p.container} at ${sec(sig.t)} while its preStop (from ${sec(s.begin)}) was still running` });
+            }
+          }
+        }
+      }
+      return out;
+    },
+  },
+  {
+    id: 'no-early-sigkill',
+    spec: '§14.6',
+    title: 'the runtime never SIGKILLs before the StopContainer timeout has passed (unless the timeout is 0)',
+    check(m) {
+      const out: Violation[] = [];
+      const sandboxCalls = new Set(['StopPodSandbox', 'RemovePodSandbox', 'RemoveContainer']);
+      for (const p of m.processes) {
+        for (const sig of p.signals) {
+          if (sig.signal !== 'SIGKILL') continue;
+          const stops = m.criCalls.filter((c) => c.call === 'StopContainer' && c.containerId === p.containerId && c.t <= sig.t);
+          const due = stops.some((c) => c.timeout === 0 || (c.timeout !== undefined && c.t + c.timeout * US_PER_SECOND <= sig.t));
+          const forced = m.criCalls.some((c) => c.runtime === p.runtime && sandboxCalls.has(c.call) && c.t === sig.t);
+          if (!due && !forced) {
+            const first = stops[0];
+            out.push({
+              invariant: this.id,
+              t: sig.t,
+              message: `SIGKILL to ${p.pod}/${p.container} at ${sec(sig.t)}${first ? `, only ${sec(sig.t - first.t)} after StopContainer(timeout ${first.timeout}s)` : ' without a StopContainer'}`,
+            });
+          }
+        }
+      }
+      return out;
+    },
+  },
+  {
+    id: 'one-sync-at-a-time',
+    spec: '§14.8',
+    title: 'per pod UID syncs never overlap and go syncPod → syncTerminatingPod → syncTerminatedPod, never backwards',
+    check(m) {
+      const out: Violation[] = [];
+      const groups = groupBy(m.spansOf('kubelet.sync'), (s) => `${s.actor}|${s.incarnation}|${s.podUid}`);
+      for (const spans of groups.values()) {
+        let prev: Span | undefined;
+        for (const s of spans) {
+          if (prev) {
+            if (prev.end === undefined || s.begin < prev.end) {
+              out.push({ invariant: this.id, t: s.begin, message: `${s.actor}: ${String(s.data.work)} of ${String(s.data.pod)} began while ${String(prev.data.work)} (from ${sec(prev.begin)}) had not ended` });
+            }
+            if (workRank(s.data.work) < workRank(prev.data.work)) {
+              out.push({ invariant: this.id, t: s.begin, message: `${s.actor}: ${String(s.data.pod)} went back from ${String(prev.data.work)} to ${String(s.data.work)}` });
+            }
+          }
+          prev = s;
+        }
+      }
+      return out;
+    },
+  },
+  {
+    id: 'no-starts-once-terminating',
+    spec: '§14.9',
+    title: 'no container of a pod is started after its pod worker began terminating it',
+    check(m) {
+      const out: Violation[] = [];
+      const firstTerminating = new Map<string, Span>();
+      for (const s of m.spansOf('kubelet.sync')) {
+        if (workRank(s.data.work) >= 1 && !firstTerminating.has(`${s.actor}|${s.incarnation}|${s.podUid}`)) firstTerminating.set(`${s.actor}|${s.incarnation}|${s.podUid}`, s);
+      }
+      for (const c of m.criCalls) {
+        if (c.call !== 'StartContainer' || !c.containerId) continue;
+        const p = m.processById.get(c.containerId);
+        if (!p) continue;
+        const kubelet = c.runtime.replace(/^runtime\//, 'kubelet/');
+        const s = firstTerminating.get(`${kubelet}|${m.incarnationAt(kubelet, c.t)}|${p.podUid}`);
+        if (s && c.t > s.begin) out.push({ invariant: this.id, t: c.t, message: `StartContainer for ${p.pod}/${p.container} at ${sec(c.t)}, after termination began at ${sec(s.begin)}` });
+      }
+      return out;
+    },
+  },
+  {
+    id: 'deletion-via-modified',
+    spec: '§14.10',
+    title: 'a deleted pod got exactly one MODIFIED that set deletionTimestamp before DELETED; a kubelet-driven deletion ends MODIFIED(dgps=0), DELETED',
+    check(m) {
+      const out: Violation[] = [];
+      for (const [uid, writes] of m.podWrites) {
+        const d = writes.find((w) => w.event === 'DELETED');
+        if (!d) continue;
+        const prev = before(writes, d);
+        const sets = prev.filter((w, i) => w.deletionTimestamp !== undefined && (i === 0 || prev[i - 1].deletionTimestamp === undefined));
+        if (sets.length !== 1 || sets[0].event !== 'MODIFIED') {
+          out.push({ invariant: this.id, t: d.t, message: `pod ${d.namespace}/${d.name} (uid ${uid}) was DELETED after ${sets.length} writes setting deletionTimestamp (want exactly one MODIFIED)` });
+          continue;
+        }
+        const cause = causeOf(m, d);
+        if (cause?.client.startsWith('kubelet/')) {
+          const last = prev[prev.length - 1];
+          if (last.event !== 'MODIFIED' || last.deletionGracePeriodSeconds !== 0) {
+            out.push({ invariant: this.id, t: d.t, message: `kubelet-driven deletion of ${d.namespace}/${d.name}: the write before DELETED was ${last.event} with dgps=${last.deletionGracePeriodSeconds}, want MODIFIED dgps=0` });
+          }
+        }
+      }
+      return out;
+    },
+  },
+  {
+    id: 'monotonic-resource-versions',
+    spec: '§14.11',
+    title: 'resourceVersions of successive writes strictly increase (so DELETED > the last MODIFIED)',
+    check(m) {
+      const out: Violation[] = [];
+      let prev: ApiWrite | undefined;
+      for (const w of m.writes) {
+        if (prev && w.rv <= prev.rv) {
+          out.push({ invariant: this.id, t: w.t, message: `${w.event} ${w.resource} ${w.namespace ?? ''}/${w.name} has rv ${w.rv} after rv ${prev.rv} (${prev.event} ${prev.name})` });
+        }
+        prev = w;
+      }
+      return out;
+    },
+  },
+  {
+    id: 'printing-terminating',
+    spec: '§14.12',
+    title: 'kubectl get shows Terminating iff deletionTimestamp is set, and AGE counts from creationTimestamp',
+    check(m, ctx) {
+      const out: Violation[] = [];
+      const columns = new Map<string, string[]>();
+      for (const r of m.watchRows) {
+        const d = (r.data ?? {}) as Record<string, unknown>;
+        const id = String(d.watchId);
+        if (Array.isArray(d.columns)) columns.set(id, d.columns as string[]);
+        const cols = columns.get(id);
+        const cells = d.cells as string[] | undefined;
+        if (!cols || !cells || !('deletionTimestamp' in d)) continue;
+        const status = cells[cols.indexOf('STATUS')];
+        const deleting = d.deletionTimestamp !== undefined && d.deletionTimestamp !== null;
+        if (status !== undefined && (status === 'Terminating' || status === 'Unknown') !== deleting) {
+          out.push({ invariant: this.id, t: r.t, message: `row "${cells.join(' ')}" shows ${status} but deletionTimestamp is ${deleting ? 'set' : 'unset'}` });
+        }
+        const age = cells[cols.indexOf('AGE')];
+        const created = typeof d.creationTimestamp === 'string' ? parseRfc3339(d.creationTimestamp) : undefined;
+        if (age !== undefined && created !== undefined) {
+          // The row was printed at the apiserver one link latency before it arrived here.
+          const ageUs = r.t - (created - ctx.epochUnixSeconds) * US_PER_SECOND;
+          const ok = [0, 1, 2].some((back) => humanDuration(ageUs - back * US_PER_SECOND) === age);
+          if (!ok) out.push({ invariant: this.id, t: r.t, message: `row "${cells.join(' ')}": AGE ${age} does not match creationTimestamp ${d.creationTimestamp} (≈${humanDuration(ageUs)})` });
+        }
+      }
+      return out;
+    },
+  },
+  {
+    id: 'finalizers-block-removal',
+    spec: '§14.14',
+    title: 'a DELETE never removes a pod that still has finalizers',
+    check(m) {
+      const out: Violation[] = [];
+      for (const writes of m.podWrites.values()) {
+        for (const d of writes.filter((w) => w.event === 'DELETED')) {
+          const prev = before(writes, d);
+          const last = prev[prev.length - 1];
+          if (last?.finalizers?.length && causeOf(m, d)) {
+            out.push({ invariant: this.id, t: d.t, message: `DELETE removed ${d.namespace}/${d.name} although it had finalizers ${last.finalizers.join(', ')}` });
+          }
+        }
+      }
+      return out;
+    },
+  },
+  {
+    id: 'exit-codes-follow-signal',
+    spec: '§14.16',
+    title: 'a container killed by SIGKILL exits 137; exit 143 only after SIGTERM; 137 only after SIGKILL',
+    check(m) {
+      const out: Violation[] = [];
+      for (const p of m.processes) {
+        if (p.exitCode === undefined) continue;
+        const killed = p.signals.some((s) => s.signal === 'SIGKILL');
+        const termed = p.signals.some((s) => s.signal === 'SIGTERM');
+        const who = `${p.pod}/${p.container} (${p.containerId})`;
+        if (killed && p.exitCode !== 137) out.push({ invariant: this.id, t: p.exitedAt!, message: `${who} got SIGKILL but exited ${p.exitCode}` });
+        if (!killed && p.exitCode === 137 && p.reason !== 'OOMKilled') out.push({ invariant: this.id, t: p.exitedAt!, message: `${who} exited 137 without a SIGKILL` });
+        if (!termed && p.exitCode === 143) out.push({ invariant: this.id, t: p.exitedAt!, message: `${who} exited 143 without a SIGTERM` });
+      }
+      return out;
+    },
+  },
+  {
+    id: 'final-delete-after-terminated',
+    spec: '§14.18',
+    title: "the status manager deletes a pod only after its worker finished syncTerminatingPod (terminatedAt)",
+    check(m) {
+      const out: Violation[] = [];
+      for (const f of m.finalDeletes) {
+        const inc = m.incarnationAt(f.actor, f.t);
+        const done = m
+          .spansOf('kubelet.sync')
+          .some((s) => s.actor === f.actor && s.incarnation === inc && s.podUid === f.podUid && workRank(s.data.work) >= 1 && s.end !== undefined && s.end <= f.t && !s.endData?.error);
+        if (!done) out.push({ invariant: this.id, t: f.t, message: `${f.actor} sent the final DELETE for ${f.pod ?? f.podUid} before its pod worker finished terminating it` });
+      }
+      return out;
+    },
+  },
+];
+
+/** Ids of every checker, for `expect.invariants.allow` validation. */
+export const INVARIANT_IDS: readonly string[] = INVARIANTS.map((i) => i.id);
+
+/** Runs every checker; `allow` lists ids whose violations are expected (reported, not failing). */
+export function checkInvariants(m: TraceModel, ctx: CheckContext): Violation[] {
+  return INVARIANTS.flatMap((inv) => inv.check(m, ctx)).sort((a, b) => a.t - b.t);
+}

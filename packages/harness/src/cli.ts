@@ -1,0 +1,136 @@
+#!/usr/bin/env node
+/**
+ * The `podsim` command line (`pnpm podsim …` = `node packages/harness/dist/src/cli.js …`).
+ *   podsim run FILE [--seed N] [--placement P] [--json OUT] [--quiet]
+ *   podsim validate FILE
+ * Exit codes: 0 every step, expectation and invariant held; 1 something failed (the failed
+ * check and the replay command are printed); 2 bad input (file, flags) — a message naming the
+ * file, line and field, never a stack trace.
+ */
+import { writeFileSync } from 'node:fs';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { US_PER_SECOND } from '@podsim/api';
+import { formatDuration } from './duration.js';
+import { compileScenario } from './scenario/compile.js';
+import { loadScenario } from './scenario/load.js';
+import { ScenarioError, formatIssue } from './scenario/source.js';
+import { runCompiled, type RunReport } from './run.js';
+import { formatPodTable } from './report/report.js';
+import type { EngineKind } from './engine.js';
+
+/** Exit codes of the CLI. */
+export const EXIT_OK = 0;
+export const EXIT_FAILED = 1;
+export const EXIT_BAD_INPUT = 2;
+
+/** Where the CLI writes; tests pass collectors. */
+export interface CliIo {
+  out(line: string): void;
+  err(line: string): void;
+}
+
+const stdio: CliIo = {
+  out: (l) => process.stdout.write(`${l}\n`),
+  err: (l) => process.stderr.write(`${l}\n`),
+};
+
+function parseSeed(v: string): number {
+  if (!/^\d+$/.test(v) || Number(v) > 2 ** 32 - 1) throw new InvalidArgumentError('expected an integer from 0 to 4294967295.');
+  return Number(v);
+}
+
+function parsePlacement(v: string): string {
+  if (!/^(single|per-actor|shards:[1-9]\d*)$/.test(v)) throw new InvalidArgumentError('expected single, per-actor or shards:N.');
+  return v;
+}
+
+/** Prints a finished run the way a user reads it. */
+export function printReport(r: RunReport, io: CliIo, quiet: boolean): void {
+  if (!quiet) {
+    for (const l of r.watch) io.out(l);
+    if (r.watch.length > 0) io.out('');
+    for (const l of formatPodTable(r.pods)) io.out(l);
+    io.out('');
+  }
+  io.out(
+    `virtual ${formatDuration(r.virtualSeconds * US_PER_SECOND)} in ${r.wallSeconds.toFixed(2)}s wall ` +
+      `(${r.events} events on ${r.hostCount} host thread${r.hostCount === 1 ? '' : 's'}), trace digest ${r.traceDigest || '-'}`,
+  );
+  const passed = r.expectations.filter((e) => e.ok).length;
+  io.out(
+    `expectations: ${passed}/${r.expectations.length} passed; invariants: ${r.invariantsChecked.length} checked, ` +
+      `${r.violations.length} violation${r.violations.length === 1 ? '' : 's'}` +
+      (r.allowedViolations.length ? ` (+${r.allowedViolations.length} allowed)` : ''),
+  );
+  if (r.ok) {
+    io.out('PASS');
+    return;
+  }
+  io.out('FAIL');
+  for (const f of r.failures) io.out(`  ${f}`);
+  io.out(`replay: ${r.replay}`);
+}
+
+/** Runs the CLI with `argv` (without node and script); resolves to the exit code. */
+export async function main(argv: readonly string[], io: CliIo = stdio): Promise<number> {
+  let code = EXIT_OK;
+  const program = new Command('podsim')
+    .description('Simulate how Kubernetes v1.22.8 deletes pods, from a scenario file.')
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => io.out(s.trimEnd()), writeErr: (s) => io.err(s.trimEnd()) })
+    .showHelpAfterError('(run podsim --help for usage)')
+    .allowExcessArguments(false);
+
+  program
+    .command('run')
+    .description('run a scenario and check its expectations and the invariants')
+    .argument('<file>', 'scenario file (YAML)')
+    .option('--seed <n>', 'run seed (default: the scenario\'s cluster.seed, else 1)', parseSeed)
+    .option('--placement <p>', 'single | per-actor | shards:N (default: the scenario\'s, else single)', parsePlacement)
+    .option('--json <out>', 'write the result as JSON to this file')
+    .option('--quiet', 'print only the summary lines')
+    .addOption(new Option('--engine <kind>', 'threads (worker threads) or local (one thread, no workers)').choices(['threads', 'local']).default('threads'))
+    .action(async (file: string, o: { seed?: number; placement?: string; json?: string; quiet?: boolean; engine: EngineKind }) => {
+      const plan = compileScenario(loadScenario(file), { seed: o.seed, placement: o.placement });
+      for (const w of plan.warnings) io.err(formatIssue(w));
+      io.out(`seed ${plan.seed} (placement ${plan.placement}) ${file}`);
+      const report = await runCompiled(plan, { engine: o.engine });
+      printReport(report, io, o.quiet ?? false);
+      if (o.json) writeFileSync(o.json, `${JSON.stringify(report, null, 2)}\n`);
+      code = report.ok ? EXIT_OK : EXIT_FAILED;
+    });
+
+  program
+    .command('validate')
+    .description('check a scenario file without running it')
+    .argument('<file>', 'scenario file (YAML)')
+    .action((file: string) => {
+      const plan = compileScenario(loadScenario(file));
+      for (const w of plan.warnings) io.err(formatIssue(w));
+      io.out(`${file}: ok (${plan.driver.steps.length} steps, ${plan.nodes.length} node${plan.nodes.length === 1 ? '' : 's'}, ${plan.actors.length} actors)`);
+    });
+
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+    return code;
+  } catch (err) {
+    if (err instanceof ScenarioError) {
+      for (const i of err.issues) io.err(formatIssue(i));
+      return EXIT_BAD_INPUT;
+    }
+    if (err instanceof CommanderError) {
+      // Asked-for help and version are not errors; everything else commander rejects (unknown
+      // command or flag, missing argument, no command at all) is bad input.
+      return err.code === 'commander.helpDisplayed' || err.code === 'commander.version' ? EXIT_OK : EXIT_BAD_INPUT;
+    }
+    io.err(`podsim: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    return EXIT_FAILED;
+  }
+}
+
+// Run when executed directly (not when imported by tests).
+if (import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith('/cli.js')) {
+  main(process.argv.slice(2)).then((c) => {
+    process.exitCode = c;
+  });
+}

@@ -1,0 +1,72 @@
+/**
+ * The driver's pod cache: what a client-go informer on pods (client-go `tools/cache` reflector +
+ * store) would hold, fed by `ApiWatchEvent`s. `kubectl wait` conditions are evaluated against
+ * it (kubectl v0.22.8 `pkg/cmd/wait`: `IsDeleted`, `condition=Ready`), so `wait` reacts at the
+ * virtual instant the apiserver's event arrives, without polling.
+ */
+import type { Pod, WatchEvent, KubeObject } from '@podsim/api';
+import { selectorMatches, type SelectorRequirement } from './kubectl.js';
+import type { WaitCondition } from './steps.js';
+
+export class PodInformer {
+  private readonly byUid = new Map<string, Pod>();
+
+  /** Applies one watch event (ADDED / MODIFIED / DELETED); BOOKMARK and ERROR are ignored here. */
+  apply(event: WatchEvent<KubeObject>): void {
+    const pod = event.object as Pod;
+    const uid = pod.metadata?.uid;
+    if (!uid) return;
+    if (event.type === 'DELETED') this.byUid.delete(uid);
+    else if (event.type === 'ADDED' || event.type === 'MODIFIED') this.byUid.set(uid, pod);
+  }
+
+  /** Forgets everything (before a relist after a 410 Gone). */
+  clear(): void {
+    this.byUid.clear();
+  }
+
+  has(uid: string): boolean {
+    return this.byUid.has(uid);
+  }
+
+  /** Pods matching namespace (undefined = any), name and selector, in UID-insertion order. */
+  select(namespace: string | undefined, name: string | undefined, selector: readonly SelectorRequirement[] | undefined): Pod[] {
+    const out: Pod[] = [];
+    for (const p of this.byUid.values()) {
+      if (namespace !== undefined && p.metadata.namespace !== namespace) continue;
+      if (name !== undefined && p.metadata.name !== name) continue;
+      if (selector && !selectorMatches(selector, p.metadata.labels)) continue;
+      out.push(p);
+    }
+    return out;
+  }
+}
+
+/** A pod is Running when its phase is Running and at least one container is running. */
+export function podIsRunning(p: Pod): boolean {
+  return p.status?.phase === 'Running' && (p.status.containerStatuses ?? []).some((c) => c.state?.running !== undefined);
+}
+
+/** `condition=Ready`: the PodReady condition is True. */
+export function podIsReady(p: Pod): boolean {
+  return (p.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
+}
+
+/**
+ * Evaluates a wait condition on the current matches. `gone` is judged by the caller against the
+ * UIDs that matched when the wait began (kubectl waits for those UIDs, not for the name).
+ */
+export function conditionHolds(condition: Exclude<WaitCondition, 'gone'>, matches: readonly Pod[], count: number): boolean {
+  switch (condition) {
+    case 'exists':
+      return matches.length >= count;
+    case 'terminating':
+      return matches.length >= count && matches.every((p) => p.metadata.deletionTimestamp !== undefined);
+    case 'running':
+    case 'ready': {
+      const live = matches.filter((p) => p.metadata.deletionTimestamp === undefined);
+      const ok = condition === 'running' ? podIsRunning : podIsReady;
+      return live.length >= count && live.every(ok);
+    }
+  }
+}

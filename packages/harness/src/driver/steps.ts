@@ -1,0 +1,116 @@
+/**
+ * The scenario driver's compiled timeline: plain data (it is the `driver` actor's config and
+ * crosses threads). Each step is what a user would type — `kubectl apply`, `kubectl delete`
+ * (after kubectl v0.22.8 `pkg/cmd/delete/delete.go` flag rewrites), `kubectl scale`,
+ * `kubectl wait`, `sleep`, `kubectl get pods -w` — already validated and with durations in
+ * virtual µs. Engine-level faults are not here: they are compiled into the run's fault list.
+ */
+import type { DeleteOptions, KubeObject, ResourceName, VirtualTime, DurationUs } from '@podsim/api';
+
+/** Which objects a delete / wait addresses (exactly one of name, selector, all). */
+export interface ObjectTarget {
+  readonly resource: ResourceName;
+  /** Omitted for cluster-scoped resources (nodes). */
+  readonly namespace?: string;
+  readonly name?: string;
+  /** Label selector, Kubernetes string syntax (`app=minio,tier!=db`). */
+  readonly selector?: string;
+  readonly all?: boolean;
+}
+
+interface StepBase {
+  /** Position in the scenario's `steps` list (0-based), for trace records and messages. */
+  readonly index: number;
+  /** The step's optional `id`, referenced by expectations (`since: <id>`). */
+  readonly id?: string;
+  /** Absolute virtual start time, if the scenario pinned one with `at:`. */
+  readonly atUs?: VirtualTime;
+  /** 1-based line of the step in the scenario file (for messages). */
+  readonly line?: number;
+}
+
+/** `kubectl apply` (create, or replace spec/labels/annotations of an existing object) or `kubectl create`. */
+export interface ApplyStep extends StepBase {
+  readonly kind: 'apply' | 'create';
+  readonly objects: readonly KubeObject[];
+}
+
+/** `kubectl delete`. `options` already carries kubectl's rewrites (`--grace-period=0` → 1, …). */
+export interface DeleteStep extends StepBase {
+  readonly kind: 'delete';
+  readonly target: ObjectTarget;
+  readonly options: DeleteOptions;
+  /** kubectl's `--wait`: block the timeline until every deleted UID is gone. */
+  readonly wait: boolean;
+  readonly timeoutUs: DurationUs;
+  /** The command line as kubectl would print it, for reports. */
+  readonly command: string;
+}
+
+/** `kubectl scale --replicas`. */
+export interface ScaleStep extends StepBase {
+  readonly kind: 'scale';
+  readonly resource: 'deployments' | 'replicasets';
+  readonly namespace: string;
+  readonly name: string;
+  readonly replicas: number;
+}
+
+/** Conditions `wait` understands. */
+export type WaitCondition = 'exists' | 'running' | 'ready' | 'terminating' | 'gone';
+
+/**
+ * `kubectl wait`: blocks the timeline until the condition holds or `timeoutUs` passes (then the
+ * step fails and the timeline continues). For `running` / `ready` only pods without a
+ * deletionTimestamp count and at least `count` (default 1) must match; `gone` waits until no
+ * matching pod (by name or selector) exists; `terminating` until every match has a
+ * deletionTimestamp.
+ */
+export interface WaitStep extends StepBase {
+  readonly kind: 'wait';
+  readonly condition: WaitCondition;
+  readonly target: ObjectTarget;
+  readonly count: number;
+  readonly timeoutUs: DurationUs;
+}
+
+/** Advance virtual time. */
+export interface SleepStep extends StepBase {
+  readonly kind: 'sleep';
+  readonly durationUs: DurationUs;
+}
+
+/** `kubectl get pods -w` (start) / Ctrl-C (stop). */
+export interface WatchStep extends StepBase {
+  readonly kind: 'watch';
+  readonly action: 'start' | 'stop';
+  readonly namespace?: string;
+  readonly selector?: string;
+  readonly wide?: boolean;
+}
+
+/**
+ * A fault marker. Engine and actor-config faults were compiled statically; the driver only
+ * records when they take effect. `nodeDeleted` is performed by the driver (DELETE the Node).
+ */
+export interface FaultStep extends StepBase {
+  readonly kind: 'fault';
+  readonly fault: string;
+  readonly summary: string;
+  /** For `nodeDeleted`: the Node to delete through the API. */
+  readonly deleteNode?: string;
+}
+
+export type DriverStep = ApplyStep | DeleteStep | ScaleStep | WaitStep | SleepStep | WatchStep | FaultStep;
+
+/** The driver actor's config. */
+export interface DriverConfig {
+  readonly steps: readonly DriverStep[];
+  /** Namespace of the informer that evaluates `wait` (omit for all namespaces). */
+  readonly informerNamespace?: string;
+  /** Extra virtual time to keep running after the last step before calling stopRun. */
+  readonly drainUs?: DurationUs;
+}
+
+/** Actor id of the scenario driver (docs/conventions.md). */
+export const DRIVER_ACTOR = 'driver';

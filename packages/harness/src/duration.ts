@@ -1,0 +1,97 @@
+/**
+ * Durations as scenario authors write them and as kubectl prints them.
+ * `parseDuration` reads Go `time.ParseDuration`-style text ("42h", "2m46s", "500ms", "1.5s") plus
+ * `d` for days, and bare numbers as seconds; `humanDuration` is apimachinery v0.22.8
+ * `pkg/util/duration/duration.go` `HumanDuration` (spec §3), re-implemented here so the harness
+ * can cross-check the apiserver's AGE / RESTARTS columns with an independent copy.
+ */
+import { US_PER_SECOND, type DurationUs } from '@podsim/api';
+
+const UNIT_US: Record<string, number> = {
+  us: 1,
+  µs: 1,
+  ms: 1_000,
+  s: US_PER_SECOND,
+  m: 60 * US_PER_SECOND,
+  h: 3600 * US_PER_SECOND,
+  d: 86400 * US_PER_SECOND,
+};
+
+const PART = /(\d+(?:\.\d+)?|\.\d+)(us|µs|ms|s|m|h|d)/y;
+
+/**
+ * Parses a duration to integer virtual µs. Accepts a non-negative number (seconds) or text such
+ * as `42h`, `2m46s`, `1.5s`, `250ms`, `0`. Returns `undefined` for anything else (the caller
+ * reports the field and line).
+ */
+export function parseDuration(value: unknown): DurationUs | undefined {
+  if (typeof value === 'number') return Number.isFinite(value) && value >= 0 ? Math.round(value * US_PER_SECOND) : undefined;
+  if (typeof value !== 'string') return undefined;
+  const text = value.trim();
+  if (text === '') return undefined;
+  if (/^\d+(\.\d+)?$/.test(text)) return Math.round(Number(text) * US_PER_SECOND);
+  let total = 0;
+  PART.lastIndex = 0;
+  let pos = 0;
+  while (pos < text.length) {
+    PART.lastIndex = pos;
+    const m = PART.exec(text);
+    if (!m) return undefined;
+    total += Number(m[1]) * UNIT_US[m[2]];
+    pos = PART.lastIndex;
+  }
+  return Math.round(total);
+}
+
+/**
+ * Formats virtual µs compactly for reports: `42h0m11s`, `2.13s`, `350ms`, `0s`.
+ * (Not kubectl's format; see {@link humanDuration} for that.)
+ */
+export function formatDuration(us: DurationUs): string {
+  const neg = us < 0;
+  let rest = Math.abs(us);
+  if (rest < US_PER_SECOND) {
+    const ms = rest / 1000;
+    return `${neg ? '-' : ''}${ms >= 1 || ms === 0 ? `${Math.round(ms)}ms` : `${rest}µs`}`.replace(/^0ms$/, '0s');
+  }
+  if (rest < 60 * US_PER_SECOND) return `${neg ? '-' : ''}${(rest / US_PER_SECOND).toFixed(2).replace(/\.?0+$/, '')}s`;
+  const h = Math.floor(rest / (3600 * US_PER_SECOND));
+  rest -= h * 3600 * US_PER_SECOND;
+  const m = Math.floor(rest / (60 * US_PER_SECOND));
+  rest -= m * 60 * US_PER_SECOND;
+  const s = Math.floor(rest / US_PER_SECOND);
+  return `${neg ? '-' : ''}${h > 0 ? `${h}h` : ''}${m}m${s}s`;
+}
+
+/**
+ * `HumanDuration(d)` of apimachinery v0.22.8 for a duration in µs (spec §3): `17s`, `2m46s`,
+ * `42h`, `3d4h`, … Divisions truncate; below −1 s prints `<invalid>`.
+ */
+export function humanDuration(us: DurationUs): string {
+  const seconds = Math.trunc(us / US_PER_SECOND);
+  if (seconds < -1) return '<invalid>';
+  if (seconds < 0) return '0s';
+  if (seconds < 120) return `${seconds}s`;
+  const minutes = Math.trunc(seconds / 60);
+  if (minutes < 10) {
+    const s = seconds % 60;
+    return s === 0 ? `${minutes}m` : `${minutes}m${s}s`;
+  }
+  if (minutes < 180) return `${minutes}m`;
+  const hours = Math.trunc(minutes / 60);
+  if (hours < 8) {
+    const m = minutes % 60;
+    return m === 0 ? `${hours}h` : `${hours}h${m}m`;
+  }
+  if (hours < 48) return `${hours}h`;
+  if (hours < 192) {
+    const h = hours % 24;
+    return h === 0 ? `${Math.trunc(hours / 24)}d` : `${Math.trunc(hours / 24)}d${h}h`;
+  }
+  if (hours < 24 * 365 * 2) return `${Math.trunc(hours / 24)}d`;
+  if (hours < 24 * 365 * 8) {
+    const dy = Math.trunc(hours / 24) % 365;
+    return dy === 0 ? `${Math.trunc(hours / 24 / 365)}y` : `${Math.trunc(hours / 24 / 365)}y${dy}d`;
+  }
+  return `${Math.trunc(hours / 24 / 365)}y`;
+}

@@ -1,0 +1,134 @@
+/**
+ * Runs a {@link RunPlan} on the engine: the threaded {@link Simulation} of packages/sim (actors in
+ * worker threads per the placement; the default), or {@link LocalSimulation} (every actor in the
+ * calling thread; for tests and debugging). Either way the result is the merged trace, the trace
+ * digest and the figures the report prints. Engine failures (an actor threw, a host died) come
+ * back as a RunFailure with the actor, virtual time, message kind and seed — never as a hang.
+ */
+import type { ActorFactory, RunFailure, TraceRecord } from '@podsim/api';
+import { LocalSimulation, Simulation, SimulationError, type TraceFilter } from '@podsim/sim';
+import type { RunPlan } from './scenario/compile.js';
+
+export type EngineKind = 'threads' | 'local';
+
+export interface EngineOptions {
+  readonly engine?: EngineKind;
+  readonly traceFilter?: TraceFilter;
+  /** Wall-clock ms a host may stay silent before the run fails (threads only). */
+  readonly hostTimeoutMs?: number;
+}
+
+export interface EngineResult {
+  readonly traces: TraceRecord[];
+  /** Empty when the run failed before a digest could be taken. */
+  readonly digest: string;
+  /** Virtual µs at which the run ended. */
+  readonly virtualUs: number;
+  readonly wallSeconds: number;
+  readonly events: number;
+  readonly hostCount: number;
+  /** Why the run ended: `stopped` (the driver finished the timeline), `bound` (maxVirtualUs), `quiescent`. */
+  readonly end: 'stopped' | 'bound' | 'quiescent' | 'failed';
+  readonly stopReason?: string;
+  readonly failure?: RunFailure;
+}
+
+/** Absolute file URL of an actor module given as a package specifier. */
+export function resolveModule(specifier: string): string {
+  return import.meta.resolve(specifier);
+}
+
+/** Runs the plan to its end (the driver's stopRun) or to `plan.maxVirtualUs`. */
+export async function runPlan(plan: RunPlan, opts: EngineOptions = {}): Promise<EngineResult> {
+  return (opts.engine ?? 'threads') === 'threads' ? runThreads(plan, opts) : runLocal(plan, opts);
+}
+
+async function runThreads(plan: RunPlan, opts: EngineOptions): Promise<EngineResult> {
+  const started = performance.now();
+  let sim: Simulation | undefined;
+  try {
+    sim = await Simulation.create({
+      seed: plan.seed,
+      actors: plan.actors.map((a) => ({ id: a.id, module: resolveModule(a.module), config: a.config })),
+      placement: plan.placement as never,
+      latency: plan.latency,
+      faults: plan.faults,
+      traceFilter: opts.traceFilter ?? 'all',
+      epochUnixSeconds: plan.epochUnixSeconds,
+      ...(opts.hostTimeoutMs !== undefined ? { hostTimeoutMs: opts.hostTimeoutMs } : {}),
+    });
+    const r = await sim.run({ maxUs: plan.maxVirtualUs });
+    const traces = await sim.traces();
+    const digest = await sim.digest();
+    const metrics = await sim.metrics();
+    const wallSeconds = (performance.now() - started) / 1000;
+    return {
+      traces,
+      digest,
+      virtualUs: r.now,
+      wallSeconds,
+      events: metrics.events,
+      hostCount: metrics.hostCount,
+      end: r.reason === 'stopped' ? 'stopped' : r.reason === 'quiescent' ? 'quiescent' : 'bound',
+      ...(r.stopReason !== undefined ? { stopReason: r.stopReason } : {}),
+    };
+  } catch (err) {
+    if (!(err instanceof SimulationError)) throw err;
+    const traces = sim ? await sim.traces().catch(() => []) : [];
+    return {
+      traces,
+      digest: '',
+      virtualUs: err.failure.t ?? traces[traces.length - 1]?.t ?? 0,
+      wallSeconds: (performance.now() - started) / 1000,
+      events: 0,
+      hostCount: sim?.hostCount ?? 0,
+      end: 'failed',
+      failure: err.failure,
+    };
+  } finally {
+    await sim?.close();
+  }
+}
+
+async function runLocal(plan: RunPlan, opts: EngineOptions): Promise<EngineResult> {
+  const started = performance.now();
+  const actors = await Promise.all(
+    plan.actors.map(async (a) => {
+      const mod = (await import(resolveModule(a.module))) as { createActor: ActorFactory };
+      return { id: a.id, factory: mod.createActor, config: structuredClone(a.config) };
+    }),
+  );
+  const sim = new LocalSimulation({
+    seed: plan.seed,
+    actors,
+    latency: plan.latency,
+    faults: plan.faults,
+    traceFilter: opts.traceFilter ?? 'all',
+    epochUnixSeconds: plan.epochUnixSeconds,
+  });
+  try {
+    sim.runUntil(plan.maxVirtualUs);
+  } catch (err) {
+    if (!(err instanceof SimulationError)) throw err;
+    return {
+      traces: sim.traces(),
+      digest: '',
+      virtualUs: err.failure.t ?? sim.now,
+      wallSeconds: (performance.now() - started) / 1000,
+      events: sim.core.processed,
+      hostCount: 1,
+      end: 'failed',
+      failure: err.failure,
+    };
+  }
+  return {
+    traces: sim.traces(),
+    digest: sim.digest(),
+    virtualUs: sim.now,
+    wallSeconds: (performance.now() - started) / 1000,
+    events: sim.core.processed,
+    hostCount: 1,
+    end: sim.stopped ? 'stopped' : sim.core.nextEventTime() === Number.MAX_SAFE_INTEGER ? 'quiescent' : 'bound',
+    ...(sim.core.stopReason !== undefined ? { stopReason: sim.core.stopReason } : {}),
+  };
+}

@@ -1,0 +1,95 @@
+/**
+ * What `podsim run` prints: the `kubectl get pods -w` lines exactly as kubectl would lay them
+ * out (rows from the apiserver's Table printer, columns by {@link KubectlTabWriter}), and the
+ * summary a user reads afterwards — per deleted pod the DELETE → gone latency and the signals
+ * its containers got, then virtual and wall time.
+ */
+import { formatDuration } from '../duration.js';
+import type { TraceModel } from '../checkers/model.js';
+import { watchRows, podsByCreation, type WatchRow } from '../expect/evaluate.js';
+import { KubectlTabWriter } from './tabwriter.js';
+
+/** Window in which rows count as kubectl's initial list (one flush): 1 ms of virtual time. */
+const INITIAL_LIST_US = 1000;
+
+/**
+ * The printed lines of each `kubectl get pods -w` session (header first), concatenated. A new
+ * watch starts a new header and new column widths, as a new kubectl process would.
+ */
+export function formatWatchLines(rows: readonly WatchRow[], watchIds: readonly string[]): string[] {
+  const out: string[] = [];
+  let i = 0;
+  while (i < rows.length) {
+    const id = watchIds[i];
+    const tw = new KubectlTabWriter();
+    const first = rows[i];
+    const initial: string[][] = [[...first.columns]];
+    while (i < rows.length && watchIds[i] === id && rows[i].event === 'ADDED' && rows[i].t - first.t < INITIAL_LIST_US) initial.push([...rows[i++].cells]);
+    if (initial.length === 1) initial.push([...rows[i++].cells]);
+    out.push(...tw.flush(initial));
+    while (i < rows.length && watchIds[i] === id) out.push(...tw.flush([[...rows[i++].cells]]));
+  }
+  return out;
+}
+
+/** The printed watch lines of a run. */
+export function watchLines(m: TraceModel): string[] {
+  const rows = watchRows(m);
+  const ids = m.watchRows.filter((r) => ((r.data as { cells?: unknown[] })?.cells ?? []).length > 0).map((r) => String((r.data as { watchId?: string }).watchId));
+  return formatWatchLines(rows, ids);
+}
+
+export interface PodSummary {
+  readonly name: string;
+  readonly namespace?: string;
+  readonly uid: string;
+  /** Virtual µs of the first write that set deletionTimestamp. */
+  readonly deletedAt?: number;
+  /** Virtual µs of the DELETED write. */
+  readonly goneAt?: number;
+  /** goneAt − deletedAt. */
+  readonly deleteToGoneUs?: number;
+  readonly sigterm: number;
+  readonly sigkill: number;
+  readonly exitCodes: readonly number[];
+}
+
+/** One summary per pod the run created (in order of creation). */
+export function podSummaries(m: TraceModel): PodSummary[] {
+  return podsByCreation(m).map((p) => {
+    const writes = m.podWrites.get(p.uid) ?? [];
+    const deletedAt = writes.find((w) => w.deletionTimestamp !== undefined)?.t;
+    const goneAt = writes.find((w) => w.event === 'DELETED')?.t;
+    const procs = m.processes.filter((x) => x.podUid === p.uid);
+    const sigs = procs.flatMap((x) => x.signals);
+    return {
+      name: p.name,
+      namespace: p.namespace,
+      uid: p.uid,
+      ...(deletedAt !== undefined ? { deletedAt } : {}),
+      ...(goneAt !== undefined ? { goneAt } : {}),
+      ...(deletedAt !== undefined && goneAt !== undefined ? { deleteToGoneUs: goneAt - deletedAt } : {}),
+      sigterm: sigs.filter((s) => s.signal === 'SIGTERM').length,
+      sigkill: sigs.filter((s) => s.signal === 'SIGKILL').length,
+      exitCodes: procs.filter((x) => x.exitCode !== undefined).map((x) => x.exitCode!),
+    };
+  });
+}
+
+/** The summary table of deleted pods (or a note when none was deleted). */
+export function formatPodTable(pods: readonly PodSummary[]): string[] {
+  const deleted = pods.filter((p) => p.deletedAt !== undefined);
+  if (deleted.length === 0) return ['no pod was deleted'];
+  const tw = new KubectlTabWriter();
+  return tw.flush([
+    ['POD', 'DELETE AT', 'GONE AFTER', 'SIGTERM', 'SIGKILL', 'EXIT CODES'],
+    ...deleted.map((p) => [
+      p.name,
+      formatDuration(p.deletedAt!),
+      p.deleteToGoneUs !== undefined ? formatDuration(p.deleteToGoneUs) : 'not gone',
+      String(p.sigterm),
+      String(p.sigkill),
+      p.exitCodes.length ? p.exitCodes.join(',') : '-',
+    ]),
+  ]);
+}

@@ -1,0 +1,141 @@
+/**
+ * `podsim run` as a library: load and compile a scenario, run it on the engine, then judge it
+ * from outside — the driver's step results, the `expect:` block, and every invariant checker
+ * over the merged trace. The report carries everything the CLI prints and `--json` writes,
+ * including the exact command that replays the run.
+ */
+import { US_PER_SECOND, type RunFailure } from '@podsim/api';
+import { TraceModel } from './checkers/model.js';
+import { INVARIANTS, checkInvariants, type Violation } from './checkers/invariants.js';
+import { evaluateExpectations, type ExpectationResult } from './expect/evaluate.js';
+import { runPlan, type EngineOptions } from './engine.js';
+import { compileScenario, type PlanOptions, type RunPlan } from './scenario/compile.js';
+import { loadScenario } from './scenario/load.js';
+import { formatIssue } from './scenario/source.js';
+import { podSummaries, watchLines, type PodSummary } from './report/report.js';
+
+export interface RunOptions extends PlanOptions, EngineOptions {}
+
+/** One timeline step as it went. */
+export interface StepResult {
+  readonly index: number;
+  readonly id?: string;
+  readonly kind: string;
+  readonly summary: string;
+  readonly startUs: number;
+  readonly endUs?: number;
+  readonly ok: boolean;
+  readonly error?: string;
+}
+
+export interface RunReport {
+  readonly file: string;
+  readonly name: string;
+  readonly seed: number;
+  readonly placement: string;
+  readonly traceDigest: string;
+  readonly wallSeconds: number;
+  readonly virtualSeconds: number;
+  readonly events: number;
+  readonly hostCount: number;
+  readonly end: string;
+  readonly failure?: RunFailure;
+  /** True when every step, expectation and invariant held and the timeline finished. */
+  readonly ok: boolean;
+  /** The `kubectl get pods -w` lines, as printed. */
+  readonly watch: readonly string[];
+  readonly steps: readonly StepResult[];
+  readonly expectations: readonly ExpectationResult[];
+  readonly invariantsChecked: readonly string[];
+  /** Violations that fail the run. */
+  readonly violations: readonly Violation[];
+  /** Violations the scenario declared acceptable (`expect.invariants.allow`). */
+  readonly allowedViolations: readonly Violation[];
+  readonly pods: readonly PodSummary[];
+  /** Human-readable reasons the run failed (empty when ok). */
+  readonly failures: readonly string[];
+  /** The command that replays exactly this run. */
+  readonly replay: string;
+  readonly warnings: readonly string[];
+}
+
+/** The command line that reruns a scenario with the same seed and placement. */
+export function replayCommand(file: string, seed: number, placement: string): string {
+  return `pnpm podsim run ${file} --seed ${seed} --placement ${placement}`;
+}
+
+/** Loads, runs and judges a scenario file. Throws ScenarioError for bad input. */
+export async function runScenarioFile(file: string, opts: RunOptions = {}): Promise<RunReport> {
+  const plan = compileScenario(loadScenario(file), opts);
+  return runCompiled(plan, opts);
+}
+
+/** Runs and judges a compiled plan. */
+export async function runCompiled(plan: RunPlan, opts: EngineOptions = {}): Promise<RunReport> {
+  const res = await runPlan(plan, opts);
+  const model = new TraceModel(res.traces);
+  const steps = stepResults(model);
+  const expectations = evaluateExpectations(model, plan.expect, plan.stepIds);
+  const allow = new Set(plan.expect?.invariants && plan.expect.invariants !== 'clean' ? plan.expect.invariants.allow : []);
+  const all = checkInvariants(model, { epochUnixSeconds: plan.epochUnixSeconds });
+  const violations = all.filter((v) => !allow.has(v.invariant));
+  const replay = replayCommand(plan.file, plan.seed, plan.placement);
+
+  const failures: string[] = [];
+  if (res.failure) {
+    const f = res.failure;
+    failures.push(`engine: ${f.kind}${f.actor ? ` in ${f.actor}` : ''}${f.t !== undefined ? ` at t=${f.t / US_PER_SECOND}s` : ''}${f.messageType ? ` handling ${f.messageType}` : ''}: ${f.message}`);
+  } else if (res.end !== 'stopped') {
+    failures.push(`the timeline did not finish: the run ${res.end === 'bound' ? `reached its bound of ${plan.maxVirtualUs / US_PER_SECOND}s virtual time` : 'ran out of events'} before the driver's last step`);
+  }
+  const done = new Set(steps.map((s) => s.index));
+  if (!res.failure && res.end === 'stopped') {
+    for (const s of plan.driver.steps) if (!done.has(s.index)) failures.push(`step #${s.index} (${s.kind}) never ran`);
+  }
+  for (const s of steps) if (!s.ok) failures.push(`step #${s.index}${s.id ? ` (${s.id})` : ''} ${s.kind} failed: ${s.error ?? 'not finished'}`);
+  for (const e of expectations) if (!e.ok) failures.push(`expectation ${e.kind} failed: expected ${e.expected}; ${e.actual}`);
+  for (const v of violations) failures.push(`invariant ${v.invariant} violated at t=${v.t / US_PER_SECOND}s: ${v.message}`);
+
+  return {
+    file: plan.file,
+    name: plan.name,
+    seed: plan.seed,
+    placement: plan.placement,
+    traceDigest: res.digest,
+    wallSeconds: res.wallSeconds,
+    virtualSeconds: res.virtualUs / US_PER_SECOND,
+    events: res.events,
+    hostCount: res.hostCount,
+    end: res.end,
+    ...(res.failure ? { failure: res.failure } : {}),
+    ok: failures.length === 0,
+    watch: watchLines(model),
+    steps,
+    expectations,
+    invariantsChecked: INVARIANTS.map((i) => i.id),
+    violations,
+    allowedViolations: all.filter((v) => allow.has(v.invariant)),
+    pods: podSummaries(model),
+    failures,
+    replay,
+    warnings: plan.warnings.map(formatIssue),
+  };
+}
+
+/** Pairs the driver's `driver.step` begin/end records. */
+function stepResults(m: TraceModel): StepResult[] {
+  const out: StepResult[] = [];
+  const open = new Map<number, { index: number; id?: string; kind: string; summary: string; startUs: number }>();
+  for (const r of m.driverSteps) {
+    const d = (r.data ?? {}) as { index: number; id?: string; step: string; ph: string; span: number; ok?: boolean; error?: string };
+    if (d.ph === 'B') open.set(d.span, { index: d.index, ...(d.id ? { id: d.id } : {}), kind: d.step, summary: r.msg.replace(/^#\d+ \S+ /, ''), startUs: r.t });
+    else {
+      const b = open.get(d.span);
+      if (!b) continue;
+      open.delete(d.span);
+      out.push({ ...b, endUs: r.t, ok: d.ok === true, ...(d.error !== undefined ? { error: d.error } : {}) });
+    }
+  }
+  for (const b of open.values()) out.push({ ...b, ok: false, error: 'still running when the run ended' });
+  return out.sort((a, b) => a.index - b.index);
+}

@@ -1,0 +1,461 @@
+/**
+ * Scenario → run plan: the actors of the cluster (apiserver, kube-controller-manager,
+ * kube-scheduler, one kubelet and one CRI runtime per node, the driver) with their plain-data
+ * configs, link latencies, the engine faults, and the driver's timeline. Fault steps become
+ * engine faults (crash / delay / drop / duplicate / partition, packages/api/src/faults.ts) or
+ * actor config (runtime call errors, volume unmount) at their *static* virtual time: the time the
+ * timeline reaches them by sleeps alone. A fault after a blocking `wait` needs an explicit `at:`.
+ */
+import { matchesActor, type DurationUs, type Fault, type KubeObject, type ResourceName } from '@podsim/api';
+import type { LatencyConfig } from '@podsim/sim';
+import { DEFAULT_EPOCH_UNIX_SECONDS, US_PER_SECOND, parseRfc3339 } from '@podsim/api';
+import { deleteOptionsFromFlags, parseSelector } from '../driver/kubectl.js';
+import { DRIVER_ACTOR, type DriverConfig, type DriverStep, type ObjectTarget } from '../driver/steps.js';
+import { isClusterScoped, resourceOfKind } from '../driver/driver.js';
+import { INVARIANT_IDS } from '../checkers/invariants.js';
+import { didYouMean, type LoadedScenario, type LoadedStep } from './load.js';
+import type { ExpectSpec, FaultSpec, KubeletSettings } from './schema.js';
+import { ScenarioError, type ScenarioIssue } from './source.js';
+
+/** One actor of the run: its id, the module that exports `createActor`, and its config. */
+export interface ActorPlan {
+  readonly id: string;
+  /** Package specifier (resolved with import.meta.resolve by the engine adapter). */
+  readonly module: string;
+  readonly config: unknown;
+}
+
+/**
+ * A CRI call failure window for the runtime of one node (fault `runtimeError`), in the runtime
+ * actor's `faults` config shape (packages/runtime/src/criFaults.ts `CriFault`).
+ */
+export interface RuntimeCallFault {
+  readonly call: string;
+  readonly error: { readonly code: string; readonly message: string };
+  readonly startUs: number;
+  readonly endUs?: number;
+}
+
+export interface RunPlan {
+  readonly file: string;
+  readonly name: string;
+  readonly seed: number;
+  readonly placement: string;
+  readonly epochUnixSeconds: number;
+  readonly namespace: string;
+  readonly nodes: readonly string[];
+  readonly actors: readonly ActorPlan[];
+  readonly latency: LatencyConfig;
+  readonly faults: readonly Fault[];
+  readonly driver: DriverConfig;
+  readonly expect: ExpectSpec | undefined;
+  /** Step id → step index. */
+  readonly stepIds: Readonly<Record<string, number>>;
+  /** A bound the run can never legitimately pass (sum of sleeps and timeouts, plus margin). */
+  readonly maxVirtualUs: number;
+  readonly warnings: readonly ScenarioIssue[];
+}
+
+/** Run-time overrides from the command line. */
+export interface PlanOptions {
+  readonly seed?: number;
+  readonly placement?: string;
+}
+
+/** Module specifiers of the actor packages (each exports `createActor`). */
+export const ACTOR_MODULES = {
+  apiserver: '@podsim/apiserver/actor/apiserverActor',
+  controllerManager: '@podsim/controllers/actor/kubeControllerManagerActor',
+  scheduler: '@podsim/controllers/actor/kubeSchedulerActor',
+  kubelet: '@podsim/kubelet/actor/kubeletActor',
+  runtime: '@podsim/runtime/actor/runtimeActor',
+  driver: '@podsim/harness/actor/driverActor',
+} as const;
+
+/** Default placement: one host thread for the whole cluster (see README "Placement"). */
+export const DEFAULT_PLACEMENT = 'single';
+export const DEFAULT_SEED = 1;
+/** Default link latency: 100 µs minimum + up to 50 µs jitter (a LAN round trip is ~0.2–0.3 ms). */
+export const DEFAULT_LINK = { minUs: 100, jitterUs: 50 } as const;
+const DEFAULT_WAIT_TIMEOUT_US = 5 * 60 * US_PER_SECOND;
+const DEFAULT_DELETE_TIMEOUT_US = 10 * 60 * US_PER_SECOND;
+const DEFAULT_KUBELET_DOWN_US = 10 * US_PER_SECOND;
+const MARGIN_US = 3600 * US_PER_SECOND;
+
+const KIND_RESOURCE: Record<string, ResourceName> = {
+  pod: 'pods',
+  pods: 'pods',
+  po: 'pods',
+  deployment: 'deployments',
+  deployments: 'deployments',
+  deploy: 'deployments',
+  replicaset: 'replicasets',
+  replicasets: 'replicasets',
+  rs: 'replicasets',
+  node: 'nodes',
+  nodes: 'nodes',
+  no: 'nodes',
+};
+
+const KIND_SINGULAR: Record<string, string> = { pods: 'pod', deployments: 'deployment', replicasets: 'replicaset', nodes: 'node', namespaces: 'namespace' };
+
+/** KubeletConfiguration names → the kubelet actor's config fields (packages/kubelet/src/kubeletConfig.ts). */
+function kubeletConfig(settings: KubeletSettings | undefined): Record<string, unknown> {
+  const s = settings ?? {};
+  const out: Record<string, unknown> = {};
+  if (s.kubeAPIQPS !== undefined) out.kubeAPIQPS = s.kubeAPIQPS;
+  if (s.kubeAPIBurst !== undefined) out.kubeAPIBurst = s.kubeAPIBurst;
+  if (s.syncFrequency !== undefined) out.syncFrequencyUs = s.syncFrequency;
+  if (s.housekeepingPeriod !== undefined) out.housekeepingPeriodUs = s.housekeepingPeriod;
+  if (s.plegRelistPeriod !== undefined) out.plegRelistPeriodUs = s.plegRelistPeriod;
+  if (s.statusSyncPeriod !== undefined) out.statusSyncPeriodUs = s.statusSyncPeriod;
+  if (s.nodeStatusUpdateFrequency !== undefined) out.nodeStatusUpdateFrequencyUs = s.nodeStatusUpdateFrequency;
+  return out;
+}
+
+/** Compiles a loaded scenario. Throws {@link ScenarioError} for semantic problems (bad refs, …). */
+export function compileScenario(sc: LoadedScenario, opts: PlanOptions = {}): RunPlan {
+  const issues: ScenarioIssue[] = [];
+  const { doc, src } = sc;
+  const cluster = doc.cluster;
+  const namespace = cluster.namespace ?? 'default';
+  const seed = opts.seed ?? cluster.seed ?? DEFAULT_SEED;
+  const placement = opts.placement ?? cluster.placement ?? DEFAULT_PLACEMENT;
+  const epochUnixSeconds = cluster.epoch !== undefined ? Math.floor(parseRfc3339(cluster.epoch)!) : DEFAULT_EPOCH_UNIX_SECONDS;
+
+  // ---- nodes and actors --------------------------------------------------------------------------
+  const nodes = cluster.nodes.map((n) => n.name);
+  cluster.nodes.forEach((n, i) => {
+    if (nodes.indexOf(n.name) !== i) issues.push(src.issue(['cluster', 'nodes', i, 'name'], `duplicate node name ${JSON.stringify(n.name)}`));
+  });
+  const kubeletCfg = new Map<string, Record<string, unknown>>();
+  cluster.nodes.forEach((n) => {
+    const cfg: Record<string, unknown> = { nodeName: n.name, ...kubeletConfig(cluster.kubelet), ...kubeletConfig(n.kubelet) };
+    if (n.capacity) cfg.capacity = Object.fromEntries(Object.entries(n.capacity).map(([k, v]) => [k, String(v)]));
+    if (n.labels) cfg.nodeLabels = n.labels;
+    kubeletCfg.set(n.name, cfg);
+  });
+  const runtimeFaults = new Map<string, RuntimeCallFault[]>(nodes.map((n) => [n, []]));
+  const actorIds = ['apiserver', 'kube-controller-manager', 'kube-scheduler', DRIVER_ACTOR, ...nodes.flatMap((n) => [`kubelet/${n}`, `runtime/${n}`])];
+
+  // ---- latency ------------------------------------------------------------------------------------
+  const lat = cluster.latency;
+  const latency: LatencyConfig = {
+    default: lat?.default ? { minUs: lat.default.min, jitterUs: lat.default.jitter ?? 0 } : DEFAULT_LINK,
+    links: (lat?.links ?? []).map((l) => ({ from: l.from, to: l.to, minUs: l.min, jitterUs: l.jitter ?? 0 })),
+  };
+  const checkPattern = (p: string, path: (string | number)[]) => {
+    if (!actorIds.some((id) => matchesActor(p, id))) {
+      issues.push(src.issue(path, `${JSON.stringify(p)} matches no actor (actors: ${actorIds.join(', ')}; patterns may end in *)${didYouMean(p, actorIds)}`));
+    }
+  };
+  (lat?.links ?? []).forEach((l, i) => {
+    checkPattern(l.from, ['cluster', 'latency', 'links', i, 'from']);
+    checkPattern(l.to, ['cluster', 'latency', 'links', i, 'to']);
+  });
+  if (latency.default.minUs < 1 || latency.links!.some((l) => l.minUs < 1)) {
+    issues.push(src.issue(['cluster', 'latency'], "every link needs a minimum latency of at least 1µs (the engine's lookahead)"));
+  }
+
+  // ---- manifests ---------------------------------------------------------------------------------
+  const objects = sc.manifests.map((m) => {
+    const o = structuredClone(m.object) as KubeObject;
+    const resource = resourceOfKind(o.kind)!;
+    if (!isClusterScoped(resource)) o.metadata = { ...o.metadata, namespace: o.metadata.namespace ?? namespace };
+    return o;
+  });
+  const refOf = (o: KubeObject) => `${o.kind}/${o.metadata.name ?? o.metadata.generateName}`;
+  const resolveRef = (ref: string, path: (string | number)[]): KubeObject[] => {
+    if (ref === 'all') return objects;
+    const hits = objects.filter((o) => (ref.includes('/') ? refOf(o) === ref : o.metadata.name === ref || o.metadata.generateName === ref));
+    if (hits.length === 0) issues.push(src.issue(path, `no manifest ${JSON.stringify(ref)} (manifests: ${objects.map(refOf).join(', ') || 'none'})${didYouMean(ref, objects.map(refOf))}`));
+    else if (hits.length > 1) issues.push(src.issue(path, `${JSON.stringify(ref)} is ambiguous (${hits.map(refOf).join(', ')}); write Kind/name`));
+    return hits;
+  };
+
+  // ---- steps --------------------------------------------------------------------------------------
+  const faults: Fault[] = [];
+  const steps: DriverStep[] = [];
+  const stepIds: Record<string, number> = {};
+  let cursor = 0;
+  let dynamic = false;
+  let bound = 0;
+  sc.steps.forEach((ls: LoadedStep, index) => {
+    const p = ls.path as (string | number)[];
+    const spec = ls.spec as { id?: string; at?: DurationUs };
+    const line = src.locate(p).line;
+    if (spec.id !== undefined) {
+      if (stepIds[spec.id] !== undefined) issues.push(src.issue([...p, 'id'], `duplicate step id ${JSON.stringify(spec.id)}`));
+      stepIds[spec.id] = index;
+    }
+    if (spec.at !== undefined) {
+      if (!dynamic && spec.at < cursor) {
+        issues.push(src.issue([...p, 'at'], `at ${spec.at / US_PER_SECOND}s is earlier than the step's start (${cursor / US_PER_SECOND}s after the preceding sleeps)`));
+      }
+      cursor = Math.max(cursor, spec.at);
+      bound = Math.max(bound, spec.at);
+    }
+    const base = { index, line, ...(spec.id !== undefined ? { id: spec.id } : {}), ...(spec.at !== undefined ? { atUs: spec.at } : {}) };
+    const s = ls.spec as Record<string, unknown>;
+    switch (ls.key) {
+      case 'apply':
+      case 'create': {
+        const refs = s[ls.key] as string | string[];
+        const list = Array.isArray(refs) ? refs : [refs];
+        const objs = list.flatMap((r, i) => resolveRef(r, Array.isArray(refs) ? [...p, ls.key, i] : [...p, ls.key]));
+        steps.push({ ...base, kind: ls.key, objects: objs });
+        break;
+      }
+      case 'delete': {
+        const d = s.delete as {
+          kind?: string;
+          namespace?: string;
+          name?: string;
+          selector?: string;
+          all?: boolean;
+          gracePeriod?: number;
+          force?: boolean;
+          now?: boolean;
+          wait?: boolean;
+          timeout?: number;
+        };
+        const target = compileTarget(d, [...p, 'delete'], namespace, issues, ls);
+        const flags = deleteOptionsFromFlags({ gracePeriod: d.gracePeriod, force: d.force, now: d.now });
+        if (!flags.ok) issues.push(src.issue([...p, 'delete'], `kubectl: ${flags.error}`));
+        const timeoutUs = d.timeout ?? DEFAULT_DELETE_TIMEOUT_US;
+        const wait = d.wait ?? false;
+        if (wait) {
+          dynamic = true;
+          bound += timeoutUs;
+        }
+        const cmd = [
+          'kubectl delete',
+          KIND_SINGULAR[target.resource],
+          target.name ?? (target.selector !== undefined ? `-l ${target.selector}` : '--all'),
+          d.gracePeriod !== undefined ? `--grace-period=${d.gracePeriod}` : '',
+          d.now ? '--now' : '',
+          d.force ? '--force' : '',
+          `--wait=${wait}`,
+        ]
+          .filter(Boolean)
+          .join(' ');
+        steps.push({ ...base, kind: 'delete', target, options: flags.ok ? flags.options : {}, wait, timeoutUs, command: cmd });
+        break;
+      }
+      case 'scale': {
+        const sc2 = s.scale as { kind?: string; name: string; namespace?: string; replicas: number };
+        const resource = (KIND_RESOURCE[sc2.kind ?? 'deployment'] ?? 'deployments') as 'deployments' | 'replicasets';
+        steps.push({ ...base, kind: 'scale', resource, namespace: sc2.namespace ?? namespace, name: sc2.name, replicas: sc2.replicas });
+        break;
+      }
+      case 'wait': {
+        const w = s.wait as { for: DriverStep & string; namespace?: string; name?: string; selector?: string; all?: boolean; count?: number; timeout?: number };
+        const target = compileTarget({ ...w, kind: 'pod' }, [...p, 'wait'], namespace, issues, ls);
+        const timeoutUs = w.timeout ?? DEFAULT_WAIT_TIMEOUT_US;
+        dynamic = true;
+        bound += timeoutUs;
+        steps.push({ ...base, kind: 'wait', condition: w.for as 'ready', target, count: w.count ?? 1, timeoutUs });
+        break;
+      }
+      case 'sleep': {
+        const d = s.sleep as number;
+        cursor += d;
+        bound += d;
+        steps.push({ ...base, kind: 'sleep', durationUs: d });
+        break;
+      }
+      case 'watch': {
+        const w = s.watch as 'start' | 'stop' | { action: 'start' | 'stop'; namespace?: string; selector?: string; wide?: boolean };
+        const o = typeof w === 'string' ? { action: w } : w;
+        if (o.selector !== undefined) {
+          const ps = parseSelector(o.selector);
+          if (!ps.ok) issues.push(src.issue([...p, 'watch', 'selector'], ps.error));
+        }
+        steps.push({
+          ...base,
+          kind: 'watch',
+          action: o.action,
+          namespace: 'namespace' in o && o.namespace !== undefined ? o.namespace : namespace,
+          ...('selector' in o && o.selector !== undefined ? { selector: o.selector } : {}),
+          ...('wide' in o && o.wide !== undefined ? { wide: o.wide } : {}),
+        });
+        break;
+      }
+      case 'fault': {
+        const f = ls.fault!;
+        if (dynamic && spec.at === undefined && f.kind !== 'nodeDeleted') {
+          issues.push(
+            src.issue([...p, 'fault'], `this ${f.kind} fault follows a blocking step (wait / delete with wait), so its time is not known in advance: give it an explicit at:`),
+          );
+        }
+        const at = cursor;
+        const summary = compileFault(f, at, [...p, 'fault'], { nodes, faults, kubeletCfg, runtimeFaults, checkPattern, issues, ls });
+        steps.push({ ...base, kind: 'fault', fault: f.kind, summary, ...(f.kind === 'nodeDeleted' ? { deleteNode: f.node } : {}) });
+        break;
+      }
+    }
+  });
+
+  // ---- expectations -------------------------------------------------------------------------------
+  const expect = doc.expect;
+  if (expect) checkExpect(expect, sc, stepIds, issues);
+
+  if (issues.length > 0) throw new ScenarioError(issues);
+
+  const actors = [
+    { id: 'apiserver', module: ACTOR_MODULES.apiserver, config: {} },
+    { id: 'kube-controller-manager', module: ACTOR_MODULES.controllerManager, config: {} },
+    { id: 'kube-scheduler', module: ACTOR_MODULES.scheduler, config: {} },
+    ...nodes.flatMap((n) => [
+      { id: `kubelet/${n}`, module: ACTOR_MODULES.kubelet, config: kubeletCfg.get(n) },
+      { id: `runtime/${n}`, module: ACTOR_MODULES.runtime, config: { nodeName: n, faults: runtimeFaults.get(n) } },
+    ]),
+    {
+      id: DRIVER_ACTOR,
+      module: ACTOR_MODULES.driver,
+      config: { steps, drainUs: cluster.drain ?? 0 } satisfies DriverConfig,
+    },
+  ];
+  return {
+    file: sc.file,
+    name: doc.name ?? sc.file,
+    seed,
+    placement,
+    epochUnixSeconds,
+    namespace,
+    nodes,
+    actors,
+    latency,
+    faults,
+    driver: { steps, drainUs: cluster.drain ?? 0 },
+    expect,
+    stepIds,
+    maxVirtualUs: bound + (cluster.drain ?? 0) + MARGIN_US,
+    warnings: sc.warnings,
+  };
+}
+
+function compileTarget(
+  d: { kind?: string; namespace?: string; name?: string; selector?: string; all?: boolean },
+  path: (string | number)[],
+  namespace: string,
+  issues: ScenarioIssue[],
+  ls: LoadedStep,
+): ObjectTarget {
+  const resource = KIND_RESOURCE[d.kind ?? 'pod'];
+  const chosen = [d.name !== undefined, d.selector !== undefined, d.all === true].filter(Boolean).length;
+  if (chosen !== 1) issues.push(ls.src.issue(path, 'give exactly one of name, selector or all: true'));
+  if (d.selector !== undefined) {
+    const ps = parseSelector(d.selector);
+    if (!ps.ok) issues.push(ls.src.issue([...path, 'selector'], ps.error));
+  }
+  return {
+    resource,
+    ...(isClusterScoped(resource) ? {} : { namespace: d.namespace ?? namespace }),
+    ...(d.name !== undefined ? { name: d.name } : {}),
+    ...(d.selector !== undefined ? { selector: d.selector } : {}),
+    ...(d.all ? { all: true } : {}),
+  };
+}
+
+interface FaultCtx {
+  readonly nodes: readonly string[];
+  readonly faults: Fault[];
+  readonly kubeletCfg: Map<string, Record<string, unknown>>;
+  readonly runtimeFaults: Map<string, RuntimeCallFault[]>;
+  readonly checkPattern: (p: string, path: (string | number)[]) => void;
+  readonly issues: ScenarioIssue[];
+  readonly ls: LoadedStep;
+}
+
+/** Adds the engine faults / actor config for one fault step; returns a one-line summary. */
+function compileFault(f: FaultSpec, at: number, path: (string | number)[], c: FaultCtx): string {
+  const end = (d: number | undefined) => (d === undefined ? {} : { endUs: at + d });
+  if ('node' in f && !c.nodes.includes(f.node)) {
+    c.issues.push(c.ls.src.issue([...path, 'node'], `no node ${JSON.stringify(f.node)} in cluster.nodes${didYouMean(f.node, c.nodes)}`));
+    return f.kind;
+  }
+  const secs = (us: number | undefined) => (us === undefined ? 'until the end' : `${us / US_PER_SECOND}s`);
+  switch (f.kind) {
+    case 'kubeletRestart': {
+      const down = f.downFor ?? DEFAULT_KUBELET_DOWN_US;
+      c.faults.push({ kind: 'crash', actor: `kubelet/${f.node}`, atUs: at, restartAfterUs: down });
+      return `kubelet/${f.node} restarts (down ${secs(down)})`;
+    }
+    case 'nodeDown': {
+      for (const a of [`kubelet/${f.node}`, `runtime/${f.node}`]) {
+        c.faults.push({ kind: 'crash', actor: a, atUs: at, ...(f.for !== undefined ? { restartAfterUs: f.for } : {}) });
+      }
+      return `node ${f.node} down for ${secs(f.for)}`;
+    }
+    case 'runtimeError': {
+      c.runtimeFaults.get(f.node)!.push({
+        call: f.call,
+        error: { code: f.code ?? 'Unknown', message: f.message ?? `injected ${f.call} failure` },
+        startUs: at,
+        ...end(f.for),
+      });
+      return `runtime/${f.node} fails ${f.call} (${f.code ?? 'Unknown'}) for ${secs(f.for)}`;
+    }
+    case 'slowUnmount': {
+      const cfg = c.kubeletCfg.get(f.node)!;
+      const model = {
+        ...(f.attempt !== undefined ? { unmountUs: f.attempt } : {}),
+        ...(f.for !== undefined ? { failUntilUs: f.for } : {}),
+        ...(f.error !== undefined ? { error: f.error } : {}),
+      };
+      if (f.volume === undefined) cfg.volumeUnmount = model;
+      else cfg.volumeUnmountByName = { ...(cfg.volumeUnmountByName as object | undefined), [f.volume]: model };
+      return `kubelet/${f.node} unmount of ${f.volume ?? 'every volume'} fails for ${secs(f.for)}`;
+    }
+    case 'delay':
+      c.checkPattern(f.from, [...path, 'from']);
+      c.checkPattern(f.to, [...path, 'to']);
+      c.faults.push({ kind: 'delay', from: f.from, to: f.to, delayUs: f.delay, startUs: at, ...end(f.for) });
+      return `messages ${f.from} → ${f.to} delayed ${f.delay / US_PER_SECOND}s for ${secs(f.for)}`;
+    case 'drop':
+      c.checkPattern(f.from, [...path, 'from']);
+      c.checkPattern(f.to, [...path, 'to']);
+      c.faults.push({ kind: 'drop', from: f.from, to: f.to, probability: f.probability ?? 1, startUs: at, ...end(f.for) });
+      return `messages ${f.from} → ${f.to} dropped (p=${f.probability ?? 1}) for ${secs(f.for)}`;
+    case 'duplicate':
+      c.checkPattern(f.from, [...path, 'from']);
+      c.checkPattern(f.to, [...path, 'to']);
+      c.faults.push({ kind: 'duplicate', from: f.from, to: f.to, probability: f.probability ?? 1, delayUs: f.delay ?? 0, startUs: at, ...end(f.for) });
+      return `messages ${f.from} → ${f.to} duplicated (p=${f.probability ?? 1}) for ${secs(f.for)}`;
+    case 'partition':
+      c.checkPattern(f.a, [...path, 'a']);
+      c.checkPattern(f.b, [...path, 'b']);
+      c.faults.push({ kind: 'partition', a: f.a, b: f.b, startUs: at, ...end(f.for) });
+      return `partition ${f.a} ⇹ ${f.b} for ${secs(f.for)}`;
+    case 'nodeDeleted':
+      return `Node ${f.node} deleted`;
+  }
+}
+
+function checkExpect(e: ExpectSpec, sc: LoadedScenario, stepIds: Record<string, number>, issues: ScenarioIssue[]): void {
+  const src = sc.src;
+  const aliases = e.pods ?? [];
+  aliases.forEach((a, i) => {
+    if (aliases.indexOf(a) !== i) issues.push(src.issue(['expect', 'pods', i], `duplicate alias ${JSON.stringify(a)}`));
+  });
+  const known = (ref: string, path: (string | number)[]) => {
+    if (!aliases.includes(ref)) issues.push(src.issue(path, `unknown pod ${JSON.stringify(ref)}: declare it in expect.pods (aliases bind in order of pod creation)${didYouMean(ref, aliases)}`));
+  };
+  e.watch?.rows.forEach((r, i) => known(r.trim().split(/\s+/)[0], ['expect', 'watch', 'rows', i]));
+  e.timings?.forEach((t, i) => {
+    known(t.pod, ['expect', 'timings', i, 'pod']);
+    if (t.since !== undefined && t.since !== 'start' && stepIds[t.since] === undefined) {
+      issues.push(src.issue(['expect', 'timings', i, 'since'], `no step with id ${JSON.stringify(t.since)}${didYouMean(t.since, Object.keys(stepIds))}`));
+    }
+    if ((t.within === undefined) === (t.at === undefined)) issues.push(src.issue(['expect', 'timings', i], 'give exactly one of within: [min, max] or at: (with tolerance:)'));
+    if (t.within && t.within[0] > t.within[1]) issues.push(src.issue(['expect', 'timings', i, 'within'], 'the window ends before it starts'));
+  });
+  e.exitCodes?.forEach((x, i) => known(x.pod, ['expect', 'exitCodes', i, 'pod']));
+  e.signals?.forEach((x, i) => known(x.pod, ['expect', 'signals', i, 'pod']));
+  if (e.invariants !== undefined && e.invariants !== 'clean') {
+    e.invariants.allow.forEach((id, i) => {
+      if (!INVARIANT_IDS.includes(id)) issues.push(src.issue(['expect', 'invariants', 'allow', i], `unknown invariant ${JSON.stringify(id)} (known: ${INVARIANT_IDS.join(', ')})`));
+    });
+  }
+}

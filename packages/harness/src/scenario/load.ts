@@ -1,0 +1,247 @@
+/**
+ * Loading a scenario file: the YAML stream (scenario document + Kubernetes manifests, or
+ * `manifests:` / `manifestFiles:`), schema validation (zod), manifest validation per kind, and
+ * the `podsim.dev/*` behaviour annotations checked with the runtime's own parser
+ * (`packages/api/src/behavior.ts`). Every problem becomes a {@link ScenarioIssue} with file, line
+ * and field; all are collected before failing so a user fixes a file in one pass.
+ */
+import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import type * as z from 'zod';
+import { parseBehaviorAnnotations, type KubeObject } from '@podsim/api';
+import {
+  FAULT_KINDS,
+  MANIFEST_KINDS,
+  STEP_KEYS,
+  zFaultSchemas,
+  zManifests,
+  zScenarioDoc,
+  zStepSchemas,
+  type FaultSpec,
+  type ManifestKind,
+  type ScenarioDoc,
+  type StepKey,
+  type StepSpec,
+} from './schema.js';
+import { ScenarioError, SourceDoc, parseYamlStream, type Path, type ScenarioIssue } from './source.js';
+
+/** A Kubernetes object from the scenario, with where it was written. */
+export interface LoadedManifest {
+  readonly object: KubeObject;
+  readonly src: SourceDoc;
+  readonly path: Path;
+}
+
+/** A validated step, with where it was written. */
+export interface LoadedStep {
+  readonly key: StepKey;
+  readonly spec: StepSpec;
+  readonly fault?: FaultSpec;
+  readonly src: SourceDoc;
+  readonly path: Path;
+}
+
+export interface LoadedScenario {
+  readonly file: string;
+  readonly doc: ScenarioDoc;
+  readonly src: SourceDoc;
+  readonly manifests: readonly LoadedManifest[];
+  readonly steps: readonly LoadedStep[];
+  readonly warnings: readonly ScenarioIssue[];
+}
+
+/** Reads and validates a scenario file. Throws {@link ScenarioError} on any problem. */
+export function loadScenario(file: string): LoadedScenario {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new ScenarioError([{ file, line: 0, column: 0, field: '', message: `cannot read file: ${(e as NodeJS.ErrnoException).code ?? String(e)}` }]);
+  }
+  return loadScenarioText(file, text, (p) => readFileSync(p, 'utf8'));
+}
+
+/** Validates scenario text; `readFile` serves `manifestFiles` (paths relative to `file`). */
+export function loadScenarioText(file: string, text: string, readFile: (path: string) => string = () => ''): LoadedScenario {
+  const issues: ScenarioIssue[] = [];
+  const warnings: ScenarioIssue[] = [];
+  const { docs, issues: syntax } = parseYamlStream(file, text);
+  if (syntax.length > 0) throw new ScenarioError(syntax);
+  if (docs.length === 0) throw new ScenarioError([{ file, line: 0, column: 0, field: '', message: 'the file is empty: expected a scenario document (kind: Scenario)' }]);
+
+  // The scenario document: the one with kind Scenario, else the first one without a kind.
+  const values = docs.map((d) => d.toJS());
+  let si = values.findIndex((v) => isObject(v) && v.kind === 'Scenario');
+  if (si < 0) si = values.findIndex((v) => isObject(v) && v.kind === undefined);
+  if (si < 0) {
+    throw new ScenarioError([docs[0].issue([], 'no scenario document: add a document with `kind: Scenario` (cluster, steps, expect)')]);
+  }
+  const src = docs[si];
+  const parsed = zScenarioDoc.safeParse(values[si]);
+  if (!parsed.success) {
+    issues.push(...zodIssues(src, [], parsed.error));
+    throw new ScenarioError(sortIssues(issues));
+  }
+  const doc = parsed.data;
+
+  // Manifests: other documents, `manifests:` entries, `manifestFiles:` documents; `kind: List` expands.
+  const raw: Array<{ value: unknown; src: SourceDoc; path: Path }> = [];
+  docs.forEach((d, i) => i !== si && raw.push({ value: values[i], src: d, path: [] }));
+  (doc.manifests ?? []).forEach((m, i) => raw.push({ value: m, src, path: ['manifests', i] }));
+  (doc.manifestFiles ?? []).forEach((rel, i) => {
+    const path = resolve(dirname(file), rel);
+    let content: string;
+    try {
+      content = readFile(path);
+    } catch (e) {
+      issues.push(src.issue(['manifestFiles', i], `cannot read ${rel}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`));
+      return;
+    }
+    const r = parseYamlStream(rel, content);
+    issues.push(...r.issues);
+    for (const d of r.docs) raw.push({ value: d.toJS(), src: d, path: [] });
+  });
+  const manifests: LoadedManifest[] = [];
+  for (const r of raw) {
+    if (isObject(r.value) && r.value.kind === 'List' && Array.isArray(r.value.items)) {
+      r.value.items.forEach((item, i) => manifests.push(...validateManifest(item, r.src, [...r.path, 'items', i], issues, warnings)));
+    } else manifests.push(...validateManifest(r.value, r.src, r.path, issues, warnings));
+  }
+
+  const steps: LoadedStep[] = [];
+  doc.steps.forEach((s, i) => {
+    const step = validateStep(s, src, ['steps', i], issues);
+    if (step) steps.push(step);
+  });
+
+  if (issues.length > 0) throw new ScenarioError(sortIssues([...issues, ...warnings]));
+  return { file, doc, src, manifests, steps, warnings };
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function sortIssues(issues: ScenarioIssue[]): ScenarioIssue[] {
+  return [...issues].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line || a.column - b.column));
+}
+
+/** Levenshtein distance, for "did you mean" hints. */
+function distance(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...new Array<number>(b.length).fill(0)]);
+  for (let j = 1; j <= b.length; j++) d[0][j] = j;
+  for (let i = 1; i <= a.length; i++)
+    for (let j = 1; j <= b.length; j++) d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+  return d[a.length][b.length];
+}
+
+/** ` (did you mean "x"?)` when one candidate is close, else ''. */
+export function didYouMean(word: string, candidates: readonly string[]): string {
+  let best: string | undefined;
+  let bestD = Infinity;
+  for (const c of candidates) {
+    const dd = distance(word.toLowerCase(), c.toLowerCase());
+    if (dd < bestD) [best, bestD] = [c, dd];
+  }
+  return best !== undefined && bestD <= Math.max(1, Math.floor(word.length / 3)) ? ` (did you mean ${JSON.stringify(best)}?)` : '';
+}
+
+/** zod issues → scenario issues, with friendlier wording for the common cases. */
+export function zodIssues(src: SourceDoc, base: Path, error: z.ZodError, prefix?: string): ScenarioIssue[] {
+  const out: ScenarioIssue[] = [];
+  for (const i of error.issues) {
+    const path = [...base, ...i.path.map((p) => (typeof p === 'symbol' ? String(p) : p))];
+    if (i.code === 'unrecognized_keys') {
+      for (const k of i.keys) out.push(src.issue(path, `unknown field ${JSON.stringify(k)}`, { key: k, prefix }));
+      continue;
+    }
+    let message = i.message;
+    if (i.code === 'invalid_type' && /received undefined/.test(i.message)) message = `missing required field (expected ${i.expected})`;
+    else if (i.code === 'invalid_type') message = message.replace(/^Invalid input: /, '');
+    out.push(src.issue(path, message, { prefix }));
+  }
+  return out;
+}
+
+function validateStep(value: unknown, src: SourceDoc, path: Path, issues: ScenarioIssue[]): LoadedStep | undefined {
+  if (!isObject(value)) {
+    issues.push(src.issue(path, `a step is a mapping with one action (${STEP_KEYS.join(', ')})`));
+    return undefined;
+  }
+  const actions = Object.keys(value).filter((k) => (STEP_KEYS as string[]).includes(k)) as StepKey[];
+  if (actions.length === 0) {
+    const other = Object.keys(value).find((k) => k !== 'id' && k !== 'at') ?? Object.keys(value)[0];
+    const hint = other !== undefined ? didYouMean(other, STEP_KEYS) : '';
+    issues.push(
+      src.issue(path, `unknown step${other !== undefined ? ` ${JSON.stringify(other)}` : ''}: expected one of ${STEP_KEYS.join(', ')}${hint}`, {
+        key: other,
+      }),
+    );
+    return undefined;
+  }
+  if (actions.length > 1) {
+    issues.push(src.issue(path, `a step has exactly one action; found ${actions.join(' and ')} (split it into two steps)`, { key: actions[1] }));
+    return undefined;
+  }
+  const key = actions[0];
+  const r = zStepSchemas[key].safeParse(value);
+  if (!r.success) {
+    issues.push(...zodIssues(src, path, r.error));
+    return undefined;
+  }
+  const spec = r.data as StepSpec;
+  if (key !== 'fault') return { key, spec, src, path };
+  const f = (value as { fault: Record<string, unknown> }).fault;
+  const kind = f.kind as string;
+  if (!(FAULT_KINDS as string[]).includes(kind)) {
+    issues.push(
+      src.issue([...path, 'fault', 'kind'], `unknown fault kind ${JSON.stringify(kind)}: expected one of ${FAULT_KINDS.join(', ')}${didYouMean(String(kind), FAULT_KINDS)}`),
+    );
+    return undefined;
+  }
+  const fr = zFaultSchemas[kind as keyof typeof zFaultSchemas].safeParse(f);
+  if (!fr.success) {
+    issues.push(...zodIssues(src, [...path, 'fault'], fr.error));
+    return undefined;
+  }
+  return { key, spec, fault: fr.data as FaultSpec, src, path };
+}
+
+function validateManifest(value: unknown, src: SourceDoc, path: Path, issues: ScenarioIssue[], warnings: ScenarioIssue[]): LoadedManifest[] {
+  if (!isObject(value)) {
+    issues.push(src.issue(path, 'a manifest must be a mapping with apiVersion, kind and metadata'));
+    return [];
+  }
+  const kind = value.kind;
+  if (typeof kind !== 'string') {
+    issues.push(src.issue(path, 'missing required field "kind"'));
+    return [];
+  }
+  if (!(MANIFEST_KINDS as string[]).includes(kind)) {
+    issues.push(src.issue([...path, 'kind'], `unsupported kind ${JSON.stringify(kind)}: podsim serves ${MANIFEST_KINDS.join(', ')}${didYouMean(kind, MANIFEST_KINDS)}`));
+    return [];
+  }
+  const meta = isObject(value.metadata) ? value.metadata : {};
+  const prefix = `${kind}/${String(meta.name ?? meta.generateName ?? '?')}`;
+  const r = zManifests[kind as ManifestKind].safeParse(value);
+  if (!r.success) {
+    issues.push(...zodIssues(src, path, r.error, prefix));
+    return [];
+  }
+  if (meta.name === undefined && meta.generateName === undefined) {
+    issues.push(src.issue([...path, 'metadata'], 'missing required field "name" (or generateName)', { prefix }));
+    return [];
+  }
+  // Behaviour annotations live where the kubelet reads them: on the pod (or the pod template).
+  const annPath: Path = kind === 'Pod' ? ['metadata', 'annotations'] : kind === 'Deployment' || kind === 'ReplicaSet' ? ['spec', 'template', 'metadata', 'annotations'] : [];
+  if (annPath.length > 0) {
+    let ann: unknown = value;
+    for (const p of annPath) ann = isObject(ann) ? ann[p as string] : undefined;
+    if (isObject(ann)) {
+      const res = parseBehaviorAnnotations(ann as Record<string, string>);
+      for (const e of res.errors) issues.push(src.issue([...path, ...annPath, e.annotation], e.message, { prefix }));
+      for (const u of res.unknown) warnings.push(src.issue([...path, ...annPath, u], 'not a podsim behaviour annotation; ignored', { prefix, warning: true }));
+    }
+  }
+  return [{ object: r.data as unknown as KubeObject, src, path }];
+}

@@ -1,0 +1,322 @@
+/**
+ * The scenario file's schema (zod 4). A scenario is a YAML stream: one document with
+ * `kind: Scenario` (cluster, steps, expect) and any number of ordinary Kubernetes manifests
+ * (apps/v1 Deployment and ReplicaSet, v1 Pod and Node, or a `kind: List`), exactly as users keep
+ * them. Durations are strings such as `30s` / `2m46s` / `42h` or numbers of seconds; they
+ * become virtual µs here. Field names of kubelet settings are the KubeletConfiguration v1beta1
+ * names (kubelet v0.22.8 `config/v1beta1/types.go`).
+ */
+import * as z from 'zod';
+import { parseDuration } from '../duration.js';
+
+/** A duration field: `30s`, `2m46s`, `42h`, `500ms`, or a number of seconds → virtual µs. */
+export const zDuration = z
+  .union([z.number(), z.string()], { error: 'expected a duration such as 30s, 2m46s, 42h or a number of seconds' })
+  .refine((v) => parseDuration(v) !== undefined, { message: 'expected a duration such as 30s, 2m46s, 42h or a number of seconds' })
+  .transform((v) => parseDuration(v)!);
+
+const zName = z.string().regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, { message: 'expected a DNS-1123 name (lowercase letters, digits, - and .)' });
+
+const zPlacement = z.string().regex(/^(single|per-actor|shards:[1-9]\d*)$/, { message: 'expected single, per-actor or shards:N' });
+
+const zLink = z.strictObject({ min: zDuration, jitter: zDuration.optional() });
+
+/** KubeletConfiguration (v1beta1) settings podsim honours, plus podsim's own period knobs. */
+export const zKubeletSettings = z.strictObject({
+  kubeAPIQPS: z.number().positive().optional(),
+  kubeAPIBurst: z.number().int().positive().optional(),
+  syncFrequency: zDuration.optional(),
+  housekeepingPeriod: zDuration.optional(),
+  plegRelistPeriod: zDuration.optional(),
+  statusSyncPeriod: zDuration.optional(),
+  nodeStatusUpdateFrequency: zDuration.optional(),
+  imagePullDuration: zDuration.optional(),
+});
+
+export const zNode = z.strictObject({
+  name: zName,
+  capacity: z.record(z.string(), z.union([z.string(), z.number()])).optional(),
+  labels: z.record(z.string(), z.string()).optional(),
+  kubelet: zKubeletSettings.optional(),
+});
+
+export const zCluster = z.strictObject({
+  seed: z.number().int().min(0).max(2 ** 32 - 1).optional(),
+  epoch: z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/, { message: 'expected an RFC 3339 time such as 2025-01-01T00:00:00Z' })
+    .optional(),
+  placement: zPlacement.optional(),
+  namespace: zName.optional(),
+  nodes: z.array(zNode).min(1, { message: 'a cluster needs at least one node' }),
+  kubelet: zKubeletSettings.optional(),
+  latency: z
+    .strictObject({
+      default: zLink.optional(),
+      links: z.array(z.strictObject({ from: z.string(), to: z.string(), min: zDuration, jitter: zDuration.optional() })).optional(),
+    })
+    .optional(),
+  /** Extra virtual time the run continues after the last step (default 0). */
+  drain: zDuration.optional(),
+});
+
+// ---- steps ------------------------------------------------------------------------------------
+
+const zStepCommon = { id: z.string().min(1).optional(), at: zDuration.optional() };
+
+const zTargetFields = {
+  namespace: zName.optional(),
+  name: z.string().min(1).optional(),
+  selector: z.string().optional(),
+  all: z.boolean().optional(),
+};
+
+const zKind = z.enum(['pod', 'pods', 'po', 'deployment', 'deployments', 'deploy', 'replicaset', 'replicasets', 'rs', 'node', 'nodes', 'no'], {
+  error: 'expected a kind: pod, deployment, replicaset or node',
+});
+
+const zRef = z.union([z.string().min(1), z.array(z.string().min(1)).min(1)], { error: 'expected `all`, a manifest reference (Kind/name or name) or a list of them' });
+
+export const zStepSchemas = {
+  apply: z.strictObject({ ...zStepCommon, apply: zRef }),
+  create: z.strictObject({ ...zStepCommon, create: zRef }),
+  delete: z.strictObject({
+    ...zStepCommon,
+    delete: z.strictObject({
+      kind: zKind.optional(),
+      ...zTargetFields,
+      gracePeriod: z.number().int().min(-1).optional(),
+      force: z.boolean().optional(),
+      now: z.boolean().optional(),
+      wait: z.boolean().optional(),
+      timeout: zDuration.optional(),
+    }),
+  }),
+  scale: z.strictObject({
+    ...zStepCommon,
+    scale: z.strictObject({
+      kind: z.enum(['deployment', 'deployments', 'deploy', 'replicaset', 'replicasets', 'rs']).optional(),
+      name: z.string().min(1),
+      namespace: zName.optional(),
+      replicas: z.number().int().min(0),
+    }),
+  }),
+  wait: z.strictObject({
+    ...zStepCommon,
+    wait: z.strictObject({
+      for: z.enum(['exists', 'running', 'ready', 'terminating', 'gone']),
+      ...zTargetFields,
+      count: z.number().int().min(1).optional(),
+      timeout: zDuration.optional(),
+    }),
+  }),
+  sleep: z.strictObject({ ...zStepCommon, sleep: zDuration }),
+  watch: z.strictObject({
+    ...zStepCommon,
+    watch: z.union(
+      [
+        z.enum(['start', 'stop']),
+        z.strictObject({
+          action: z.enum(['start', 'stop']),
+          namespace: zName.optional(),
+          selector: z.string().optional(),
+          wide: z.boolean().optional(),
+        }),
+      ],
+      { error: 'expected start, stop or {action, namespace?, selector?, wide?}' },
+    ),
+  }),
+  fault: z.strictObject({ ...zStepCommon, fault: z.looseObject({ kind: z.string() }) }),
+} as const;
+
+export type StepKey = keyof typeof zStepSchemas;
+export const STEP_KEYS = Object.keys(zStepSchemas) as StepKey[];
+
+const zActorPattern = z.string().min(1);
+const zCriCall = z.enum([
+  'RunPodSandbox',
+  'StopPodSandbox',
+  'RemovePodSandbox',
+  'PodSandboxStatus',
+  'ListPodSandbox',
+  'CreateContainer',
+  'StartContainer',
+  'StopContainer',
+  'RemoveContainer',
+  'ListContainers',
+  'ContainerStatus',
+  'ExecSync',
+  'PullImage',
+  'ImageStatus',
+]);
+
+/** Fault kinds: each maps onto an engine fault or an actor's config (see compile.ts). */
+export const zFaultSchemas = {
+  kubeletRestart: z.strictObject({ kind: z.literal('kubeletRestart'), node: zName, downFor: zDuration.optional() }),
+  runtimeError: z.strictObject({
+    kind: z.literal('runtimeError'),
+    node: zName,
+    call: zCriCall,
+    code: z.enum(['NotFound', 'Unknown', 'DeadlineExceeded', 'Unavailable', 'InvalidArgument', 'FailedPrecondition']).optional(),
+    message: z.string().optional(),
+    for: zDuration.optional(),
+  }),
+  slowUnmount: z.strictObject({
+    kind: z.literal('slowUnmount'),
+    node: zName,
+    volume: z.string().optional(),
+    /** Unmount attempts fail until this long after the pod's unmount began. */
+    for: zDuration.optional(),
+    /** Each unmount attempt takes this long. */
+    attempt: zDuration.optional(),
+    error: z.string().optional(),
+  }),
+  delay: z.strictObject({ kind: z.literal('delay'), from: zActorPattern, to: zActorPattern, delay: zDuration, for: zDuration.optional() }),
+  drop: z.strictObject({
+    kind: z.literal('drop'),
+    from: zActorPattern,
+    to: zActorPattern,
+    probability: z.number().min(0).max(1).optional(),
+    for: zDuration.optional(),
+  }),
+  duplicate: z.strictObject({
+    kind: z.literal('duplicate'),
+    from: zActorPattern,
+    to: zActorPattern,
+    probability: z.number().min(0).max(1).optional(),
+    delay: zDuration.optional(),
+    for: zDuration.optional(),
+  }),
+  partition: z.strictObject({ kind: z.literal('partition'), a: zActorPattern, b: zActorPattern, for: zDuration.optional() }),
+  nodeDown: z.strictObject({ kind: z.literal('nodeDown'), node: zName, for: zDuration.optional() }),
+  nodeDeleted: z.strictObject({ kind: z.literal('nodeDeleted'), node: zName }),
+} as const;
+
+export type FaultKind = keyof typeof zFaultSchemas;
+export const FAULT_KINDS = Object.keys(zFaultSchemas) as FaultKind[];
+export type FaultSpec = { [K in FaultKind]: z.output<(typeof zFaultSchemas)[K]> }[FaultKind];
+
+// ---- expectations -------------------------------------------------------------------------------
+
+const zPodRef = z.string().min(1);
+const zEvent = z.enum(['created', 'terminating', 'gone', 'TERM', 'KILL', 'exit', 'running', 'ready']);
+
+export const zExpect = z.strictObject({
+  /** Pod aliases, bound in order of pod creation (the first pod created is the first alias). */
+  pods: z.array(z.string().regex(/^[A-Za-z][\w-]*$/, { message: 'expected an alias such as old or new' })).optional(),
+  watch: z
+    .strictObject({
+      match: z.enum(['exact', 'ordered']).optional(),
+      rows: z.array(z.string().regex(/^\S+\s+\d+\/\d+\s+\S+$/, { message: 'expected "<pod> <READY> <STATUS>", e.g. "old 1/1 Running"' })).min(1),
+    })
+    .optional(),
+  timings: z
+    .array(
+      z.strictObject({
+        pod: zPodRef,
+        event: zEvent,
+        since: z.string().optional(),
+        within: z.tuple([zDuration, zDuration]).optional(),
+        at: zDuration.optional(),
+        tolerance: zDuration.optional(),
+      }),
+    )
+    .optional(),
+  exitCodes: z.array(z.strictObject({ pod: zPodRef, container: z.string().optional(), code: z.number().int() })).optional(),
+  signals: z
+    .array(z.strictObject({ pod: zPodRef, container: z.string().optional(), TERM: z.number().int().min(0).optional(), KILL: z.number().int().min(0).optional() }))
+    .optional(),
+  invariants: z
+    .union([z.literal('clean'), z.strictObject({ allow: z.array(z.string()) })], { error: 'expected `clean` or {allow: [invariant ids]}' })
+    .optional(),
+});
+
+export type ExpectSpec = z.output<typeof zExpect>;
+
+export const zScenarioDoc = z.strictObject({
+  apiVersion: z.literal('podsim.dev/v1alpha1').optional(),
+  kind: z.literal('Scenario').optional(),
+  name: z.string().optional(),
+  description: z.string().optional(),
+  cluster: zCluster,
+  manifests: z.array(z.looseObject({})).optional(),
+  manifestFiles: z.array(z.string().min(1)).optional(),
+  steps: z.array(z.unknown()).min(1, { message: 'a scenario needs at least one step' }),
+  expect: zExpect.optional(),
+});
+
+export type ScenarioDoc = z.output<typeof zScenarioDoc>;
+export type ClusterSpec = z.output<typeof zCluster>;
+export type KubeletSettings = z.output<typeof zKubeletSettings>;
+export type StepSpec = { [K in StepKey]: z.output<(typeof zStepSchemas)[K]> }[StepKey];
+
+// ---- Kubernetes manifests -------------------------------------------------------------------------
+
+const zMeta = z.looseObject({
+  name: zName.optional(),
+  generateName: z.string().optional(),
+  namespace: zName.optional(),
+  labels: z.record(z.string(), z.string(), { error: 'labels must be string → string (quote numbers)' }).optional(),
+  annotations: z.record(z.string(), z.string(), { error: 'annotations must be string → string (quote numbers)' }).optional(),
+});
+
+const zProbe = z.looseObject({
+  initialDelaySeconds: z.number().int().min(0).optional(),
+  periodSeconds: z.number().int().min(1).optional(),
+  timeoutSeconds: z.number().int().min(1).optional(),
+  successThreshold: z.number().int().min(1).optional(),
+  failureThreshold: z.number().int().min(1).optional(),
+});
+
+const zContainer = z.looseObject({
+  name: zName,
+  image: z.string().min(1, { message: 'a container needs an image' }),
+  readinessProbe: zProbe.optional(),
+  livenessProbe: zProbe.optional(),
+  startupProbe: zProbe.optional(),
+});
+
+export const zPodSpec = z.looseObject({
+  containers: z.array(zContainer).min(1, { message: 'a pod needs at least one container' }),
+  initContainers: z.array(zContainer).optional(),
+  terminationGracePeriodSeconds: z.number().int().optional(),
+  restartPolicy: z.enum(['Always', 'OnFailure', 'Never']).optional(),
+  nodeName: z.string().optional(),
+});
+
+const zTemplate = z.looseObject({
+  metadata: z.looseObject({ labels: z.record(z.string(), z.string()).optional(), annotations: z.record(z.string(), z.string()).optional() }).optional(),
+  spec: zPodSpec,
+});
+
+const zSelector = z.looseObject({
+  matchLabels: z.record(z.string(), z.string()).optional(),
+  matchExpressions: z.array(z.looseObject({ key: z.string(), operator: z.enum(['In', 'NotIn', 'Exists', 'DoesNotExist']) })).optional(),
+});
+
+/** Per-kind manifest schemas; `apiVersion` must be the one Kubernetes serves the kind under. */
+export const zManifests = {
+  Pod: z.looseObject({ apiVersion: z.literal('v1'), kind: z.literal('Pod'), metadata: zMeta, spec: zPodSpec }),
+  Node: z.looseObject({ apiVersion: z.literal('v1'), kind: z.literal('Node'), metadata: zMeta }),
+  Namespace: z.looseObject({ apiVersion: z.literal('v1'), kind: z.literal('Namespace'), metadata: zMeta }),
+  ReplicaSet: z.looseObject({
+    apiVersion: z.literal('apps/v1'),
+    kind: z.literal('ReplicaSet'),
+    metadata: zMeta,
+    spec: z.looseObject({ replicas: z.number().int().min(0).optional(), selector: zSelector, template: zTemplate }),
+  }),
+  Deployment: z.looseObject({
+    apiVersion: z.literal('apps/v1'),
+    kind: z.literal('Deployment'),
+    metadata: zMeta,
+    spec: z.looseObject({
+      replicas: z.number().int().min(0).optional(),
+      selector: zSelector,
+      template: zTemplate,
+      strategy: z.looseObject({ type: z.enum(['Recreate', 'RollingUpdate']).optional() }).optional(),
+    }),
+  }),
+} as const;
+
+export type ManifestKind = keyof typeof zManifests;
+export const MANIFEST_KINDS = Object.keys(zManifests) as ManifestKind[];
