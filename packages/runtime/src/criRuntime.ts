@@ -1,0 +1,764 @@
+/**
+ * The CRI runtime of one node: RuntimeService + ImageService of cri-api v1alpha2 (v0.22.8,
+ * `pkg/apis/services.go`) behaving like containerd's CRI plugin of the time (v1.5,
+ * `pkg/cri/server/container_stop.go` `stopContainer`, `sandbox_stop.go`, `sandbox_remove.go`,
+ * `container_execsync.go`), over simulated processes driven by `podsim.dev/*` annotations.
+ * Invariants (spec §14): SIGKILL only when a StopContainer deadline (`timeout` s after its SIGTERM)
+ * passes, at timeout 0, or from StopPodSandbox / RemovePodSandbox / RemoveContainer (inv. 6);
+ * exit 137 after SIGKILL, 143 from the default SIGTERM action, else the process's own (inv. 16).
+ * Simplified: no logs or stdout, IPv4 only, state is lost if the actor crashes.
+ */
+import {
+  type ContainerBehavior,
+  type CriError,
+  type DurationUs,
+  type Message,
+  type Prng,
+  type TimerId,
+  type VirtualTime,
+  type cri,
+  NEVER,
+  appliesToAttempt,
+  parseBehaviorAnnotations,
+  resolveContainerBehavior,
+  sampleUs,
+  seconds,
+} from '@podsim/api';
+import { type CallTarget, type CriFault, type FaultOutcome, CriFaultBook, validateCriFaults } from './criFaults.js';
+import { planExec } from './execCommand.js';
+import { normalizeImage } from './images.js';
+import { HostLocalIpam, parseCidr } from './ipam.js';
+import { probeResult } from './probes.js';
+
+/**
+ * What the runtime needs from its actor context (an `ActorContext` is one, with T = Envelope).
+ * `reply(token, body)` answers the call that `handle` received with `token`.
+ */
+export interface RuntimeHost<T> {
+  readonly now: VirtualTime;
+  setTimer(delayUs: DurationUs, payload?: unknown): TimerId;
+  cancelTimer(id: TimerId): void;
+  stream(name: string): Prng;
+  newId(size?: number, alphabet?: string): string;
+  trace(kind: string, msg: string, data?: Record<string, unknown>): void;
+  tracing(kind: string): boolean;
+  reply(token: T, body: Message): void;
+}
+
+/** Runtime actor configuration (plain data). Durations are virtual µs. */
+export interface RuntimeConfig {
+  readonly nodeName: string;
+  /** The node's pod CIDR for sandbox IPs (host-local IPAM). Default {@link DEFAULT_POD_CIDR}. */
+  readonly podCidr?: string;
+  /** Pull time of an image with no per-image or `podsim.dev/image-pull` value. Default 1 s. */
+  readonly imagePullUs?: DurationUs;
+  /** Per-image pull time and size (keys are image references, normalized on use). */
+  readonly images?: Readonly<Record<string, { readonly pullUs?: DurationUs; readonly sizeBytes?: number }>>;
+  /** Images present before the first pull. */
+  readonly preloadedImages?: readonly string[];
+  /** Duration of an exec command other than sleep/true/false/exit, unless `podsim.dev/exec-duration` says. Default 10 ms. */
+  readonly execDefaultUs?: DurationUs;
+  /**
+   * What happens to an ExecSync command whose timeout passed: it keeps running in the background
+   * (`keep-running`, default; dockershim) or is SIGKILLed, exit 137 (`kill`; containerd's execInternal).
+   */
+  readonly execTimeout?: 'keep-running' | 'kill';
+  readonly faults?: readonly CriFault[];
+}
+
+export const DEFAULT_POD_CIDR = '10.244.0.0/24';
+export const DEFAULT_IMAGE_PULL_US: DurationUs = 1_000_000;
+export const DEFAULT_EXEC_US: DurationUs = 10_000;
+export const DEFAULT_IMAGE_SIZE_BYTES = 50_000_000;
+/** Exit code after SIGKILL (128 + 9). */
+export const EXIT_SIGKILL = 137;
+/** Exit code when the default SIGTERM action kills the process (128 + 15). */
+export const EXIT_SIGTERM = 143;
+
+/** Problems with a runtime config, one sentence each (empty = valid). */
+export function validateRuntimeConfig(c: RuntimeConfig): string[] {
+  const errs: string[] = [];
+  if (typeof c?.nodeName !== 'string' || c.nodeName === '') errs.push('nodeName must be a non-empty string');
+  if (c?.podCidr !== undefined && !parseCidr(c.podCidr)) errs.push(`podCidr ${JSON.stringify(c.podCidr)} is not an IPv4 CIDR with a prefix of at most /30`);
+  for (const k of ['imagePullUs', 'execDefaultUs'] as const) {
+    const v = c?.[k];
+    if (v !== undefined && !(Number.isSafeInteger(v) && v >= 0)) errs.push(`${k} must be a non-negative integer (µs)`);
+  }
+  if (c?.execTimeout !== undefined && c.execTimeout !== 'keep-running' && c.execTimeout !== 'kill') errs.push(`execTimeout must be 'keep-running' or 'kill'`);
+  return [...errs, ...validateCriFaults(c?.faults ?? [])];
+}
+
+/** `ContainerStatus.reason` for an exit code, as containerd reports it. */
+export function exitReason(exitCode: number): string {
+  return exitCode === 0 ? 'Completed' : 'Error';
+}
+
+type Pending<T> = { readonly token: T; readonly delayUs: DurationUs };
+
+interface SandboxRec {
+  readonly id: string;
+  readonly config: cri.PodSandboxConfig;
+  readonly createdAt: VirtualTime;
+  /** The containerd name reservation key. */
+  readonly name: string;
+  readonly containers: Set<string>;
+  state: cri.PodSandboxState;
+  /** Set while the pod network is up (until the teardown of StopPodSandbox completes). */
+  ip: string | undefined;
+  teardownTimer: TimerId | undefined;
+  teardownAt: VirtualTime;
+}
+
+interface StopWaiter<T> {
+  readonly pending: Pending<T>;
+  killTimer: TimerId | undefined;
+}
+
+interface ExecRec<T> {
+  readonly span: number;
+  readonly c: ContainerRec<T>;
+  readonly cmd: string;
+  readonly stderr: string;
+  readonly exitCode: number;
+  pending: Pending<T> | undefined;
+  endTimer: TimerId | undefined;
+  timeoutTimer: TimerId | undefined;
+  timedOut: boolean;
+}
+
+interface ContainerRec<T> {
+  readonly id: string;
+  readonly sandbox: SandboxRec;
+  readonly config: cri.ContainerConfig;
+  readonly imageRef: string;
+  readonly behavior: ContainerBehavior;
+  readonly createdAt: VirtualTime;
+  readonly name: string;
+  state: cri.ContainerState;
+  startedAt: VirtualTime;
+  finishedAt: VirtualTime;
+  exitCode: number;
+  reason: string;
+  startupUs: DurationUs;
+  unhealthyAtUs: DurationUs;
+  termSignalledAt: VirtualTime | undefined;
+  crashTimer: TimerId | undefined;
+  termTimer: TimerId | undefined;
+  readonly stops: Set<StopWaiter<T>>;
+  readonly execs: Set<ExecRec<T>>;
+}
+
+type ExitCause = 'SIGKILL' | 'SIGTERM' | 'SIGTERM-handler' | 'crash';
+
+type RuntimeTimer<T> =
+  | { readonly k: 'exit'; readonly c: ContainerRec<T>; readonly code: number; readonly cause: 'crash' | 'SIGTERM-handler' }
+  | { readonly k: 'kill'; readonly c: ContainerRec<T>; readonly w: StopWaiter<T> }
+  | { readonly k: 'execEnd'; readonly e: ExecRec<T> }
+  | { readonly k: 'execTimeout'; readonly e: ExecRec<T>; readonly timeout: number }
+  | { readonly k: 'pulled'; readonly image: string; readonly sizeBytes: number }
+  | { readonly k: 'teardown'; readonly s: SandboxRec }
+  | { readonly k: 'reply'; readonly token: T; readonly body: cri.CriResult };
+
+const HEX = '0123456789abcdef';
+const RUNNING: cri.ContainerState = 'CONTAINER_RUNNING';
+
+const notFound = (what: string, id: string): CriError => ({ code: 'NotFound', message: `an error occurred when try to find ${what} "${id}": not found` });
+const unknown = (message: string): CriError => ({ code: 'Unknown', message });
+
+/** The reply to a failed call: the error plus the reply type's required fields, empty. */
+function failure(call: cri.CriCallName, error: CriError): cri.CriResult {
+  switch (call) {
+    case 'ListPodSandbox':
+      return { type: 'ListPodSandboxResult', error, items: [] };
+    case 'ListContainers':
+      return { type: 'ListContainersResult', error, containers: [] };
+    case 'ExecSync':
+      return { type: 'ExecSyncResult', error, stdout: '', stderr: '', exitCode: -1 };
+    case 'ProbeContainer':
+      return { type: 'ProbeContainerResult', error, success: false };
+    default:
+      return { type: `${call}Result`, error } as cri.CriResult;
+  }
+}
+
+function labelsMatch(labels: Readonly<Record<string, string>>, selector: Readonly<Record<string, string>> | undefined): boolean {
+  if (!selector) return true;
+  for (const k in selector) if (labels[k] !== selector[k]) return false;
+  return true;
+}
+
+/**
+ * One node's runtime. The actor shell calls {@link start} once, {@link handle} per CRI request and
+ * {@link onTimer} for every timer (all timers of the actor are the runtime's). Replies go through
+ * `host.reply`, possibly later (StopContainer waits for the exit; faults add delays).
+ */
+export class CriRuntime<T> {
+  private h!: RuntimeHost<T>;
+  private readonly sandboxes = new Map<string, SandboxRec>();
+  private readonly containers = new Map<string, ContainerRec<T>>();
+  /** containerd's name index: reserved sandbox/container name → id. */
+  private readonly names = new Map<string, string>();
+  private readonly images = new Map<string, { readonly id: string; readonly size: number }>();
+  private readonly imageConfig = new Map<string, { readonly pullUs?: DurationUs; readonly sizeBytes?: number }>();
+  private readonly pulls = new Map<string, Pending<T>[]>();
+  private readonly ipam: HostLocalIpam;
+  private readonly faults: CriFaultBook;
+  private nextExec = 1;
+
+  /** Throws if the config is invalid ({@link validateRuntimeConfig}). */
+  constructor(readonly config: RuntimeConfig) {
+    const errs = validateRuntimeConfig(config);
+    if (errs.length > 0) throw new Error(`invalid runtime config: ${errs.join('; ')}`);
+    this.ipam = new HostLocalIpam(config.podCidr ?? DEFAULT_POD_CIDR);
+    this.faults = new CriFaultBook(config.faults ?? []);
+    for (const [ref, v] of Object.entries(config.images ?? {})) this.imageConfig.set(normalizeImage(ref), v);
+  }
+
+  /** Loads the preloaded images (ids are drawn from the host, so this cannot run in the constructor). */
+  start(host: RuntimeHost<T>): void {
+    this.h = host;
+    for (const ref of this.config.preloadedImages ?? []) this.storeImage(normalizeImage(ref));
+  }
+
+  /** One CRI request received now; its reply is sent through `host.reply(token, …)`, now or later. */
+  handle(host: RuntimeHost<T>, req: cri.CriRequest, token: T): void {
+    this.h = host;
+    const fault = this.faults.check(req.type, this.targetOf(req), host.now);
+    this.traceCall(req, fault);
+    const p: Pending<T> = { token, delayUs: fault.delayUs };
+    if (fault.error) return this.finish(p, failure(req.type, fault.error));
+    switch (req.type) {
+      case 'RunPodSandbox':
+        return this.runPodSandbox(req, p);
+      case 'StopPodSandbox':
+        return this.stopPodSandbox(req, p);
+      case 'RemovePodSandbox':
+        return this.removePodSandbox(req, p);
+      case 'PodSandboxStatus':
+        return this.podSandboxStatus(req, p);
+      case 'ListPodSandbox':
+        return this.listPodSandbox(req, p);
+      case 'CreateContainer':
+        return this.createContainer(req, p);
+      case 'StartContainer':
+        return this.startContainer(req, p);
+      case 'StopContainer':
+        return this.stopContainer(req, p);
+      case 'RemoveContainer':
+        return this.removeContainer(req, p);
+      case 'ListContainers':
+        return this.listContainers(req, p);
+      case 'ContainerStatus':
+        return this.containerStatus(req, p);
+      case 'ExecSync':
+        return this.execSync(req, p);
+      case 'PullImage':
+        return this.pullImage(req, p);
+      case 'ImageStatus':
+        return this.imageStatus(req, p);
+      case 'ProbeContainer':
+        return this.probeContainer(req, p);
+      default:
+        throw new Error(`runtime ${this.config.nodeName}: not a CRI request: ${JSON.stringify((req as Message).type)}`);
+    }
+  }
+
+  /** A timer set by this runtime fired. */
+  onTimer(host: RuntimeHost<T>, payload: unknown): void {
+    this.h = host;
+    const t = payload as RuntimeTimer<T>;
+    switch (t.k) {
+      case 'exit':
+        if (t.cause === 'crash') t.c.crashTimer = undefined;
+        else t.c.termTimer = undefined;
+        return this.exit(t.c, t.code, t.cause);
+      case 'kill':
+        // The StopContainer deadline passed with the process still running (its exit would
+        // have cancelled this timer): SIGKILL, as containerd does after waitContainerStop.
+        t.w.killTimer = undefined;
+        return this.signal(t.c, 'SIGKILL');
+      case 'execEnd':
+        t.e.endTimer = undefined;
+        return this.endExec(t.e, t.e.exitCode);
+      case 'execTimeout':
+        return this.execTimedOut(t.e, t.timeout);
+      case 'pulled': {
+        const img = this.storeImage(t.image, t.sizeBytes);
+        const waiters = this.pulls.get(t.image) ?? [];
+        this.pulls.delete(t.image);
+        for (const w of waiters) this.finish(w, { type: 'PullImageResult', imageRef: img.id });
+        return;
+      }
+      case 'teardown':
+        return this.teardown(t.s);
+      case 'reply':
+        return this.h.reply(t.token, t.body);
+    }
+  }
+
+  // ---- RuntimeService: sandboxes ----------------------------------------------------------
+
+  private runPodSandbox(req: cri.RunPodSandbox, p: Pending<T>): void {
+    const m = req.config.metadata;
+    const name = `${m.name}_${m.namespace}_${m.uid}_${m.attempt}`;
+    const holder = this.names.get(name);
+    if (holder !== undefined) {
+      return this.finish(p, failure(req.type, unknown(`failed to reserve sandbox name "${name}": name "${name}" is reserved for "${holder}"`)));
+    }
+    const ip = this.ipam.allocate();
+    if (ip === undefined) {
+      return this.finish(p, failure(req.type, unknown(`failed to setup network for sandbox: no IP addresses available in range ${this.ipam.cidr}`)));
+    }
+    const id = this.h.newId(64, HEX);
+    const s: SandboxRec = {
+      id,
+      config: req.config,
+      createdAt: this.h.now,
+      name,
+      containers: new Set(),
+      state: 'SANDBOX_READY',
+      ip,
+      teardownTimer: undefined,
+      teardownAt: NEVER,
+    };
+    this.sandboxes.set(id, s);
+    this.names.set(name, id);
+    this.finish(p, { type: 'RunPodSandboxResult', podSandboxId: id });
+  }
+
+  /**
+   * containerd `stopPodSandbox`: SIGKILL every running container (stopContainer with timeout 0),
+   * mark the sandbox NOTREADY, tear the network down (frees the IP). A delay fault models a
+   * hanging CNI teardown: the IP stays allocated until the delayed reply.
+   */
+  private stopPodSandbox(req: cri.StopPodSandbox, p: Pending<T>): void {
+    const s = this.sandboxes.get(req.podSandboxId);
+    if (!s) return this.finish(p, failure(req.type, notFound('sandbox', req.podSandboxId)));
+    for (const cid of s.containers) {
+      const c = this.containers.get(cid)!;
+      if (c.state === RUNNING) this.signal(c, 'SIGKILL');
+    }
+    s.state = 'SANDBOX_NOTREADY';
+    if (s.ip !== undefined) {
+      if (p.delayUs === 0) this.teardown(s);
+      else if (this.h.now + p.delayUs < s.teardownAt) {
+        if (s.teardownTimer !== undefined) this.h.cancelTimer(s.teardownTimer);
+        s.teardownTimer = this.h.setTimer(p.delayUs, { k: 'teardown', s } satisfies RuntimeTimer<T>);
+        s.teardownAt = this.h.now + p.delayUs;
+      }
+    }
+    this.finish(p, { type: 'StopPodSandboxResult' });
+  }
+
+  private teardown(s: SandboxRec): void {
+    if (s.teardownTimer !== undefined) this.h.cancelTimer(s.teardownTimer);
+    s.teardownTimer = undefined;
+    s.teardownAt = NEVER;
+    if (s.ip !== undefined) this.ipam.release(s.ip);
+    s.ip = undefined;
+  }
+
+  /** containerd `RemovePodSandbox`: forcibly stops it, removes its containers, then itself. Unknown ids are fine. */
+  private removePodSandbox(req: cri.RemovePodSandbox, p: Pending<T>): void {
+    const s = this.sandboxes.get(req.podSandboxId);
+    if (s) {
+      for (const cid of [...s.containers]) this.removeContainerRec(this.containers.get(cid)!);
+      s.state = 'SANDBOX_NOTREADY';
+      this.teardown(s);
+      this.sandboxes.delete(s.id);
+      this.names.delete(s.name);
+    }
+    this.finish(p, { type: 'RemovePodSandboxResult' });
+  }
+
+  private podSandboxStatus(req: cri.PodSandboxStatusRequest, p: Pending<T>): void {
+    const s = this.sandboxes.get(req.podSandboxId);
+    if (!s) return this.finish(p, failure(req.type, notFound('sandbox', req.podSandboxId)));
+    const status: cri.PodSandboxStatus = { ...this.sandboxView(s), ...(s.ip !== undefined ? { network: { ip: s.ip } } : {}) };
+    this.finish(p, { type: 'PodSandboxStatusResult', status });
+  }
+
+  private listPodSandbox(req: cri.ListPodSandbox, p: Pending<T>): void {
+    const f = req.filter;
+    const items: cri.PodSandbox[] = [];
+    for (const s of this.sandboxes.values()) {
+      if (f?.id !== undefined && f.id !== s.id) continue;
+      if (f?.state !== undefined && f.state !== s.state) continue;
+      if (!labelsMatch(s.config.labels, f?.labelSelector)) continue;
+      items.push(this.sandboxView(s));
+    }
+    this.finish(p, { type: 'ListPodSandboxResult', items });
+  }
+
+  private sandboxView(s: SandboxRec): cri.PodSandbox {
+    return { id: s.id, metadata: s.config.metadata, state: s.state, createdAt: s.createdAt, labels: s.config.labels, annotations: s.config.annotations };
+  }
+
+  // ---- RuntimeService: containers ---------------------------------------------------------
+
+  private createContainer(req: cri.CreateContainer, p: Pending<T>): void {
+    const s = this.sandboxes.get(req.podSandboxId);
+    if (!s) return this.finish(p, failure(req.type, notFound('sandbox', req.podSandboxId)));
+    if (s.state !== 'SANDBOX_READY') return this.finish(p, failure(req.type, unknown(`sandbox container "${s.id}" is not running`)));
+    const img = this.images.get(normalizeImage(req.config.image.image));
+    if (!img) {
+      return this.finish(p, failure(req.type, { code: 'NotFound', message: `failed to resolve image "${req.config.image.image}": not found` }));
+    }
+    const parsed = parseBehaviorAnnotations(req.config.annotations);
+    if (parsed.errors.length > 0) {
+      return this.finish(p, failure(req.type, { code: 'InvalidArgument', message: parsed.errors.map((e) => e.message).join('; ') }));
+    }
+    const m = req.config.metadata;
+    const sm = s.config.metadata;
+    const name = `${m.name}_${sm.name}_${sm.namespace}_${sm.uid}_${m.attempt}`;
+    const holder = this.names.get(name);
+    if (holder !== undefined) {
+      return this.finish(p, failure(req.type, unknown(`failed to reserve container name "${name}": name "${name}" is reserved for "${holder}"`)));
+    }
+    const c: ContainerRec<T> = {
+      id: this.h.newId(64, HEX),
+      sandbox: s,
+      config: req.config,
+      imageRef: img.id,
+      behavior: resolveContainerBehavior(parsed.behavior, m.name),
+      createdAt: this.h.now,
+      name,
+      state: 'CONTAINER_CREATED',
+      startedAt: 0,
+      finishedAt: 0,
+      exitCode: 0,
+      reason: '',
+      startupUs: 0,
+      unhealthyAtUs: NEVER,
+      termSignalledAt: undefined,
+      crashTimer: undefined,
+      termTimer: undefined,
+      stops: new Set(),
+      execs: new Set(),
+    };
+    this.containers.set(c.id, c);
+    s.containers.add(c.id);
+    this.names.set(name, c.id);
+    this.finish(p, { type: 'CreateContainerResult', containerId: c.id });
+  }
+
+  private startContainer(req: cri.StartContainer, p: Pending<T>): void {
+    const c = this.containers.get(req.containerId);
+    if (!c) return this.finish(p, failure(req.type, notFound('container', req.containerId)));
+    if (c.state !== 'CONTAINER_CREATED') return this.finish(p, failure(req.type, unknown(`container is in ${c.state} state`)));
+    if (c.sandbox.state !== 'SANDBOX_READY') return this.finish(p, failure(req.type, unknown(`sandbox container "${c.sandbox.id}" is not running`)));
+    const b = c.behavior;
+    const attempt = c.config.metadata.attempt;
+    c.state = RUNNING;
+    c.startedAt = this.h.now;
+    c.startupUs = sampleUs(b.startup, this.h.stream('startup'));
+    if (b.unhealthyAfter && appliesToAttempt(b.unhealthyAttempts, attempt)) c.unhealthyAtUs = sampleUs(b.unhealthyAfter, this.h.stream('unhealthy'));
+    this.traceProc('cri.start', c, 'start');
+    if (b.crash && appliesToAttempt(b.crashAttempts, attempt)) {
+      const after = sampleUs(b.crash.after, this.h.stream('crash'));
+      c.crashTimer = this.h.setTimer(after, { k: 'exit', c, code: b.crash.exitCode, cause: 'crash' } satisfies RuntimeTimer<T>);
+    }
+    this.finish(p, { type: 'StartContainerResult' });
+  }
+
+  /**
+   * containerd `stopContainer`: a no-op unless running; with timeout > 0 SIGTERM (again on every
+   * call, as containerd 1.5 does), then SIGKILL if it still runs `timeout` seconds later; with
+   * timeout ≤ 0 SIGKILL at once. The reply waits until the process has exited.
+   */
+  private stopContainer(req: cri.StopContainer, p: Pending<T>): void {
+    const c = this.containers.get(req.containerId);
+    if (!c) return this.finish(p, failure(req.type, notFound('container', req.containerId)));
+    if (c.state !== RUNNING) return this.finish(p, { type: 'StopContainerResult' });
+    if (req.timeout > 0) {
+      // SIGTERM first: a handler's exit timer is then ordered before the kill timer, so a process
+      // exiting exactly at the deadline exits with its own code.
+      this.signal(c, 'SIGTERM');
+      if (c.state === RUNNING) {
+        const w: StopWaiter<T> = { pending: p, killTimer: undefined };
+        w.killTimer = this.h.setTimer(seconds(req.timeout), { k: 'kill', c, w } satisfies RuntimeTimer<T>);
+        c.stops.add(w);
+        return;
+      }
+    } else {
+      this.signal(c, 'SIGKILL');
+    }
+    this.finish(p, { type: 'StopContainerResult' });
+  }
+
+  /** containerd `RemoveContainer`: forcibly (SIGKILL if running); unknown ids are fine. */
+  private removeContainer(req: cri.RemoveContainer, p: Pending<T>): void {
+    const c = this.containers.get(req.containerId);
+    if (c) this.removeContainerRec(c);
+    this.finish(p, { type: 'RemoveContainerResult' });
+  }
+
+  private removeContainerRec(c: ContainerRec<T>): void {
+    if (c.state === RUNNING) this.signal(c, 'SIGKILL');
+    this.containers.delete(c.id);
+    c.sandbox.containers.delete(c.id);
+    this.names.delete(c.name);
+  }
+
+  private listContainers(req: cri.ListContainers, p: Pending<T>): void {
+    const f = req.filter;
+    const containers: cri.Container[] = [];
+    for (const c of this.containers.values()) {
+      if (f?.id !== undefined && f.id !== c.id) continue;
+      if (f?.state !== undefined && f.state !== c.state) continue;
+      if (f?.podSandboxId !== undefined && f.podSandboxId !== c.sandbox.id) continue;
+      if (!labelsMatch(c.config.labels, f?.labelSelector)) continue;
+      containers.push(this.containerView(c));
+    }
+    this.finish(p, { type: 'ListContainersResult', containers });
+  }
+
+  private containerStatus(req: cri.ContainerStatusRequest, p: Pending<T>): void {
+    const c = this.containers.get(req.containerId);
+    if (!c) return this.finish(p, failure(req.type, notFound('container', req.containerId)));
+    const status: cri.ContainerStatus = {
+      ...this.containerView(c),
+      startedAt: c.startedAt,
+      finishedAt: c.finishedAt,
+      exitCode: c.exitCode,
+      reason: c.reason,
+      message: '',
+    };
+    this.finish(p, { type: 'ContainerStatusResult', status });
+  }
+
+  private containerView(c: ContainerRec<T>): cri.Container {
+    return {
+      id: c.id,
+      podSandboxId: c.sandbox.id,
+      metadata: c.config.metadata,
+      image: c.config.image,
+      imageRef: c.imageRef,
+      state: c.state,
+      createdAt: c.createdAt,
+      labels: c.config.labels,
+      annotations: c.config.annotations,
+    };
+  }
+
+  // ---- simulated processes ----------------------------------------------------------------
+
+  /** Delivers a signal to a running container's process and applies its behaviour. */
+  private signal(c: ContainerRec<T>, sig: 'SIGTERM' | 'SIGKILL'): void {
+    this.traceProc('cri.signal', c, sig, { signal: sig });
+    if (sig === 'SIGKILL') return this.exit(c, EXIT_SIGKILL, 'SIGKILL');
+    c.termSignalledAt ??= this.h.now;
+    const on = c.behavior.onSigterm;
+    if (on.action === 'default') return this.exit(c, EXIT_SIGTERM, 'SIGTERM');
+    // A handler already shutting down is not restarted by a second SIGTERM.
+    if (on.action === 'ignore' || c.termTimer !== undefined) return;
+    const after = sampleUs(on.after, this.h.stream('sigterm'));
+    if (after === 0) return this.exit(c, on.exitCode, 'SIGTERM-handler');
+    c.termTimer = this.h.setTimer(after, { k: 'exit', c, code: on.exitCode, cause: 'SIGTERM-handler' } satisfies RuntimeTimer<T>);
+  }
+
+  /** The process exits: execs inside die with it (137), and every StopContainer waiting on it is answered. */
+  private exit(c: ContainerRec<T>, code: number, cause: ExitCause): void {
+    if (c.state !== RUNNING) throw new Error(`container ${c.id} exited twice (${cause})`);
+    c.state = 'CONTAINER_EXITED';
+    c.finishedAt = this.h.now;
+    c.exitCode = code;
+    c.reason = exitReason(code);
+    if (c.crashTimer !== undefined) this.h.cancelTimer(c.crashTimer);
+    if (c.termTimer !== undefined) this.h.cancelTimer(c.termTimer);
+    c.crashTimer = c.termTimer = undefined;
+    this.traceProc('cri.exit', c, `exit ${code}`, { exitCode: code, reason: c.reason, cause });
+    for (const e of [...c.execs]) this.endExec(e, EXIT_SIGKILL);
+    for (const w of c.stops) {
+      if (w.killTimer !== undefined) this.h.cancelTimer(w.killTimer);
+      this.finish(w.pending, { type: 'StopContainerResult' });
+    }
+    c.stops.clear();
+  }
+
+  // ---- exec -------------------------------------------------------------------------------
+
+  /**
+   * ExecSync: runs the command as {@link planExec} says. `timeout` (s, 0 = none) passing first
+   * answers DeadlineExceeded (the kubelet reads that as a probe timeout); the command keeps
+   * running, or is killed with `execTimeout: 'kill'`.
+   */
+  private execSync(req: cri.ExecSync, p: Pending<T>): void {
+    const c = this.containers.get(req.containerId);
+    if (!c) return this.finish(p, failure(req.type, notFound('container', req.containerId)));
+    if (c.state !== RUNNING) return this.finish(p, failure(req.type, unknown(`container is in ${c.state} state`)));
+    const b = c.behavior;
+    const plan = planExec(
+      req.cmd,
+      () => (b.execDuration ? sampleUs(b.execDuration, this.h.stream('exec')) : (this.config.execDefaultUs ?? DEFAULT_EXEC_US)),
+      b.execExitCode,
+    );
+    const e: ExecRec<T> = {
+      span: this.nextExec++,
+      c,
+      cmd: req.cmd.join(' '),
+      stderr: plan.stderr,
+      exitCode: plan.exitCode,
+      pending: p,
+      endTimer: undefined,
+      timeoutTimer: undefined,
+      timedOut: false,
+    };
+    c.execs.add(e);
+    this.traceExec(e, 'B');
+    if (plan.durationUs === 0) return this.endExec(e, e.exitCode);
+    if (plan.durationUs !== NEVER) e.endTimer = this.h.setTimer(plan.durationUs, { k: 'execEnd', e } satisfies RuntimeTimer<T>);
+    // Set after the end timer, so a command ending exactly at the timeout still succeeds.
+    if (req.timeout > 0 && seconds(req.timeout) < plan.durationUs) {
+      e.timeoutTimer = this.h.setTimer(seconds(req.timeout), { k: 'execTimeout', e, timeout: req.timeout } satisfies RuntimeTimer<T>);
+    }
+  }
+
+  private execTimedOut(e: ExecRec<T>, timeout: number): void {
+    e.timeoutTimer = undefined;
+    e.timedOut = true;
+    const p = e.pending!;
+    e.pending = undefined;
+    this.finish(p, failure('ExecSync', { code: 'DeadlineExceeded', message: `failed to exec in container: timeout ${timeout}s exceeded: context deadline exceeded` }));
+    if (this.config.execTimeout === 'kill') this.endExec(e, EXIT_SIGKILL);
+  }
+
+  private endExec(e: ExecRec<T>, exitCode: number): void {
+    if (e.endTimer !== undefined) this.h.cancelTimer(e.endTimer);
+    if (e.timeoutTimer !== undefined) this.h.cancelTimer(e.timeoutTimer);
+    e.endTimer = e.timeoutTimer = undefined;
+    e.c.execs.delete(e);
+    this.traceExec(e, 'E', exitCode);
+    if (e.pending) this.finish(e.pending, { type: 'ExecSyncResult', stdout: '', stderr: exitCode === e.exitCode ? e.stderr : '', exitCode });
+    e.pending = undefined;
+  }
+
+  // ---- probes -----------------------------------------------------------------------------
+
+  private probeContainer(req: cri.ProbeContainer, p: Pending<T>): void {
+    const c = this.containers.get(req.containerId);
+    if (!c) return this.finish(p, failure(req.type, notFound('container', req.containerId)));
+    const success = probeResult(
+      {
+        running: c.state === RUNNING,
+        startedAt: c.startedAt,
+        startupUs: c.startupUs,
+        unhealthyAtUs: c.unhealthyAtUs,
+        termSignalledAt: c.termSignalledAt,
+        behavior: c.behavior,
+      },
+      req.probe,
+      this.h.now,
+    );
+    this.finish(p, { type: 'ProbeContainerResult', success });
+  }
+
+  // ---- ImageService -----------------------------------------------------------------------
+
+  /**
+   * PullImage: cached images answer at once; otherwise the pull takes the pod's
+   * `podsim.dev/image-pull`, else the per-image config, else `imagePullUs`. Concurrent pulls of
+   * one image share the first pull.
+   */
+  private pullImage(req: cri.PullImage, p: Pending<T>): void {
+    const ref = normalizeImage(req.image.image);
+    const img = this.images.get(ref);
+    if (img) return this.finish(p, { type: 'PullImageResult', imageRef: img.id });
+    const inflight = this.pulls.get(ref);
+    if (inflight) {
+      inflight.push(p);
+      return;
+    }
+    const parsed = parseBehaviorAnnotations(req.sandboxConfig?.annotations);
+    const bad = parsed.errors.find((e) => e.annotation.endsWith('image-pull'));
+    if (bad) return this.finish(p, failure(req.type, { code: 'InvalidArgument', message: bad.message }));
+    const conf = this.imageConfig.get(ref);
+    const pullUs = parsed.behavior.imagePull
+      ? sampleUs(parsed.behavior.imagePull, this.h.stream('pull'))
+      : (conf?.pullUs ?? this.config.imagePullUs ?? DEFAULT_IMAGE_PULL_US);
+    this.pulls.set(ref, [p]);
+    this.h.setTimer(pullUs, { k: 'pulled', image: ref, sizeBytes: conf?.sizeBytes ?? DEFAULT_IMAGE_SIZE_BYTES } satisfies RuntimeTimer<T>);
+  }
+
+  private imageStatus(req: cri.ImageStatus, p: Pending<T>): void {
+    const img = this.images.get(normalizeImage(req.image.image));
+    this.finish(p, img ? { type: 'ImageStatusResult', image: img } : { type: 'ImageStatusResult' });
+  }
+
+  private storeImage(ref: string, size = this.imageConfig.get(ref)?.sizeBytes ?? DEFAULT_IMAGE_SIZE_BYTES) {
+    const img = { id: `sha256:${this.h.newId(64, HEX)}`, size };
+    this.images.set(ref, img);
+    return img;
+  }
+
+  // ---- replies, faults, traces ------------------------------------------------------------
+
+  /** Sends a reply, `delayUs` later when a delay fault matched the call. */
+  private finish(p: Pending<T>, body: cri.CriResult): void {
+    if (p.delayUs > 0) this.h.setTimer(p.delayUs, { k: 'reply', token: p.token, body } satisfies RuntimeTimer<T>);
+    else this.h.reply(p.token, body);
+  }
+
+  /** What a call is about, for fault matching and the call trace. */
+  private targetOf(req: cri.CriRequest): CallTarget {
+    switch (req.type) {
+      case 'RunPodSandbox':
+        return { pod: req.config.metadata };
+      case 'StopPodSandbox':
+      case 'RemovePodSandbox':
+      case 'PodSandboxStatus':
+        return { pod: this.sandboxes.get(req.podSandboxId)?.config.metadata };
+      case 'CreateContainer':
+        return { pod: req.sandboxConfig.metadata, container: req.config.metadata.name, image: normalizeImage(req.config.image.image) };
+      case 'StartContainer':
+      case 'StopContainer':
+      case 'RemoveContainer':
+      case 'ContainerStatus':
+      case 'ExecSync':
+      case 'ProbeContainer': {
+        const c = this.containers.get(req.containerId);
+        return c ? { pod: c.sandbox.config.metadata, container: c.config.metadata.name, image: normalizeImage(c.config.image.image) } : {};
+      }
+      case 'PullImage':
+        return { pod: req.sandboxConfig?.metadata, image: normalizeImage(req.image.image) };
+      case 'ImageStatus':
+        return { image: normalizeImage(req.image.image) };
+      default:
+        return {};
+    }
+  }
+
+  private traceCall(req: cri.CriRequest, fault: FaultOutcome): void {
+    const r = req as { readonly containerId?: string; readonly podSandboxId?: string; readonly timeout?: number };
+    const extra = r.timeout !== undefined ? ` timeout=${r.timeout}` : '';
+    const subject = r.containerId ?? r.podSandboxId;
+    this.h.trace('cri.call', `${req.type}${subject ? ` ${subject.slice(0, 13)}` : ''}${extra}${fault.faults.length ? ' (fault)' : ''}`, this.h.tracing('cri.call')
+      ? {
+          call: req.type,
+          ...(r.containerId !== undefined ? { containerId: r.containerId } : {}),
+          ...(r.podSandboxId !== undefined ? { podSandboxId: r.podSandboxId } : {}),
+          ...(r.timeout !== undefined ? { timeout: r.timeout } : {}),
+          ...(fault.faults.length ? { faults: fault.faults, ...(fault.error ? { error: fault.error.code } : {}), delayUs: fault.delayUs } : {}),
+        }
+      : undefined);
+  }
+
+  /** Writes a process trace record (data only when the kind is collected; the message is always digested). */
+  private traceProc(kind: string, c: ContainerRec<T>, what: string, extra?: Record<string, unknown>): void {
+    const m = c.sandbox.config.metadata;
+    const container = c.config.metadata.name;
+    this.h.trace(kind, `${what} ${m.namespace}/${m.name}/${container}`, this.h.tracing(kind)
+      ? { containerId: c.id, podUid: m.uid, pod: m.name, namespace: m.namespace, container, ...extra }
+      : undefined);
+  }
+
+  private traceExec(e: ExecRec<T>, ph: 'B' | 'E', exitCode?: number): void {
+    const what = ph === 'B' ? `exec ${JSON.stringify(e.cmd)}` : `exec end ${exitCode}${e.timedOut ? ' (after timeout)' : ''}`;
+    this.traceProc('cri.exec', e.c, what, {
+      cmd: e.cmd,
+      ph,
+      span: `exec-${e.span}`,
+      ...(ph === 'E' ? { exitCode, timedOut: e.timedOut } : {}),
+    });
+  }
+}
