@@ -1,0 +1,548 @@
+/**
+ * The Kubelet: `pkg/kubelet/kubelet.go` and `kubelet_pods.go` (v1.23.13 read, 1.22 semantics;
+ * spec §4, §6, §11). Wires the pod config source, the syncLoop (configCh, plegCh, the 1 s sync
+ * ticker, 2 s housekeeping, readiness updates), the pod workers with their three sync
+ * functions, the kuberuntime kill and sync paths, PLEG, the status manager, prober, volume and
+ * cgroup models, container GC and node registration/status. Everything goes through
+ * {@link KubeletEnv}; the actor shell only feeds messages and timers in.
+ */
+import type { ApiResult, ApiWatchEvent, Node, Pod, PodStatus } from '@podsim/api';
+import { ApiClient } from './apiClient.js';
+import { API_SOURCE, ApiserverPodSource } from './config/apiserverSource.js';
+import type { PodUpdate } from './config/podStorage.js';
+import { convertPodStatusToRunningPod, type RuntimePod, type RuntimePodStatus } from './container.js';
+import type { KubeletEnv } from './env.js';
+import { EventRecorder } from './events.js';
+import type { KubeletConfig } from './kubeletConfig.js';
+import { killPod, type KillDeps } from './kuberuntime/killPod.js';
+import { getPodStatus } from './kuberuntime/runtimeStatus.js';
+import { Backoff, ERR_CRASH_LOOP_BACK_OFF, ERR_IMAGE_PULL, syncPodRuntime } from './kuberuntime/syncPod.js';
+import { GenericPLEG, type PodLifecycleEvent } from './pleg/generic.js';
+import { PodCache } from './pleg/podCache.js';
+import { PodWorkers, type PodSyncer, type SyncError, type SyncPodType, type WorkerContext } from './podWorkers.js';
+import { ProberManager } from './prober/proberManager.js';
+import { generateAPIPodStatus } from './status/generateStatus.js';
+import { StatusManager } from './status/statusManager.js';
+import { parseQuantity } from './util.js';
+import { VolumeManager } from './volumemanager/volumeManager.js';
+
+const podKey = (p: Pod) => `${p.metadata.namespace ?? ''}/${p.metadata.name ?? ''}`;
+
+export class Kubelet implements PodSyncer {
+  readonly client: ApiClient;
+  readonly recorder: EventRecorder;
+  readonly source: ApiserverPodSource;
+  /** `podManager`: the desired pods (UID → pod). */
+  readonly podManager = new Map<string, Pod>();
+  sourcesReady = false;
+  readonly podCache = new PodCache();
+  readonly pleg: GenericPLEG;
+  readonly podWorkers: PodWorkers;
+  readonly statusManager: StatusManager;
+  readonly prober: ProberManager;
+  readonly volumeManager: VolumeManager;
+  /** Pod cgroups that exist (`pcm.Exists`). */
+  readonly podCgroups = new Set<string>();
+  readonly backoff: Backoff;
+  /** `reasonCache`: uid → container → why it could not start. */
+  readonly reasonCache = new Map<string, Map<string, { reason: string; message: string }>>();
+  private readonly killDeps: KillDeps;
+  private firstRelistDone = false;
+  private nodeRegistered = false;
+  private lastNodeStatusReport = -1;
+  private lastNodeStatus: unknown;
+
+  constructor(
+    readonly env: KubeletEnv,
+    readonly config: KubeletConfig,
+    watchIdPrefix: string,
+  ) {
+    this.client = new ApiClient(env, config.kubeAPIQPS, config.kubeAPIBurst);
+    this.recorder = new EventRecorder(env, config.nodeName, config.eventsEnabled, config.eventRecordQPS, config.eventBurst);
+    this.killDeps = { env, recorder: this.recorder, traceContainerSpans: config.traceContainerSpans };
+    this.backoff = new Backoff(config.crashLoopBackOffInitialUs, config.crashLoopBackOffMaxUs);
+    this.source = new ApiserverPodSource(this.client, config.nodeName, watchIdPrefix, (u) => this.onConfigUpdates(u), (fn) => env.setTimer(1_000_000, fn));
+    this.pleg = new GenericPLEG(env, this.podCache, config.plegRelistPeriodUs, (evs) => this.onPlegEvents(evs), () => this.onFirstRelist());
+    this.podWorkers = new PodWorkers(env, this, this.podCache, {
+      resyncIntervalUs: config.syncFrequencyUs,
+      backOffPeriodUs: config.backOffPeriodUs,
+      onPodTerminated: (uid) => this.volumeManager.podTerminated(uid),
+    });
+    this.statusManager = new StatusManager({
+      env,
+      client: this.client,
+      getPodByUID: (uid) => this.podManager.get(uid),
+      podResourcesAreReclaimed: (pod, status) => this.podResourcesAreReclaimed(pod, status),
+      syncPeriodUs: config.statusSyncPeriodUs,
+    });
+    this.prober = new ProberManager({
+      env,
+      getPodStatus: (uid) => this.statusManager.getPodStatus(uid),
+      onReadiness: (pod, cid, ready) => this.onReadiness(pod, cid, ready),
+    });
+    this.volumeManager = new VolumeManager(env, config.volumeUnmount, config.volumeUnmountByName, config.waitForUnmountTimeoutUs);
+  }
+
+  // ---- start-up -----------------------------------------------------------------------------
+
+  /** `Run`: node registration, then the pod source; PLEG, status manager and the loops. */
+  start(): void {
+    this.registerWithAPIServer();
+    this.pleg.start();
+    this.statusManager.start();
+    const every = (period: number, fn: () => void) => {
+      const tick = () => {
+        fn();
+        this.env.setTimer(period, tick);
+      };
+      this.env.setTimer(period, tick);
+    };
+    every(this.config.syncLoopPeriodUs, () => this.syncTick());
+    every(this.config.housekeepingPeriodUs, () => {
+      if (this.sourcesReady) this.handlePodCleanups();
+    });
+    every(this.config.containerGCPeriodUs, () => this.garbageCollectContainers());
+    every(this.config.nodeStatusUpdateFrequencyUs, () => this.syncNodeStatus());
+  }
+
+  /** One ApiWatchEvent for this kubelet. */
+  handleWatchEvent(ev: ApiWatchEvent): void {
+    this.source.handleWatchEvent(ev);
+  }
+
+  private onFirstRelist(): void {
+    if (this.firstRelistDone) return;
+    this.firstRelistDone = true;
+    // Pod cgroups live in the kernel and survive a kubelet restart: every pod the runtime has
+    // at start-up has one.
+    for (const uid of this.pleg.runtimePodUids()) this.podCgroups.add(uid);
+  }
+
+  // ---- node --------------------------------------------------------------------------------
+
+  private nodeObject(): Node {
+    const now = this.env.clock.format(this.env.now());
+    const cap = { ...this.config.capacity };
+    return {
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: { name: this.config.nodeName, labels: { 'kubernetes.io/hostname': this.config.nodeName, 'kubernetes.io/os': 'linux', 'kubernetes.io/arch': 'amd64' } },
+      spec: {},
+      status: {
+        capacity: cap,
+        allocatable: cap,
+        conditions: [
+          { type: 'MemoryPressure', status: 'False', lastHeartbeatTime: now, lastTransitionTime: now, reason: 'KubeletHasSufficientMemory', message: 'kubelet has sufficient memory available' },
+          { type: 'DiskPressure', status: 'False', lastHeartbeatTime: now, lastTransitionTime: now, reason: 'KubeletHasNoDiskPressure', message: 'kubelet has no disk pressure' },
+          { type: 'PIDPressure', status: 'False', lastHeartbeatTime: now, lastTransitionTime: now, reason: 'KubeletHasSufficientPID', message: 'kubelet has sufficient PID available' },
+          { type: 'Ready', status: 'True', lastHeartbeatTime: now, lastTransitionTime: now, reason: 'KubeletReady', message: 'kubelet is posting ready status' },
+        ],
+        addresses: [
+          { type: 'InternalIP', address: this.config.nodeIP },
+          { type: 'Hostname', address: this.config.nodeName },
+        ],
+        nodeInfo: { kubeletVersion: 'v1.22.8', containerRuntimeVersion: 'podsim://1.0', operatingSystem: 'linux', architecture: 'amd64' },
+      },
+    };
+  }
+
+  /** `registerWithAPIServer`: create the Node (or find it), then start the pod source. */
+  private registerWithAPIServer(): void {
+    this.client.request({ type: 'ApiCreate', resource: 'nodes', object: this.nodeObject() }, (res) => {
+      if (res.code === 201 || res.code === 200 || res.code === 409) {
+        this.nodeRegistered = true;
+        this.source.start();
+        return;
+      }
+      this.env.setTimer(1_000_000, () => this.registerWithAPIServer());
+    });
+  }
+
+  /**
+   * `syncNodeStatus` / `tryUpdateNodeStatus` through the unthrottled heartbeat client: GET the
+   * node, PATCH its status when it changed or `nodeStatusReportFrequency` passed.
+   */
+  private syncNodeStatus(): void {
+    if (!this.nodeRegistered) return;
+    this.env.api({ type: 'ApiGet', resource: 'nodes', name: this.config.nodeName }, (res: ApiResult) => {
+      if (res.code !== 200) return;
+      const node = this.nodeObject();
+      const status = node.status!;
+      const summary = { capacity: status.capacity, ready: 'True' };
+      const changed = JSON.stringify(summary) !== JSON.stringify(this.lastNodeStatus);
+      const now = this.env.now();
+      if (!changed && this.lastNodeStatusReport >= 0 && now - this.lastNodeStatusReport < this.config.nodeStatusReportFrequencyUs) return;
+      const old = (res.body as Node).status?.conditions ?? [];
+      const conditions = status.conditions!.map((c) => {
+        const o = old.find((x) => x.type === c.type);
+        return o && o.status === c.status && o.lastTransitionTime ? { ...c, lastTransitionTime: o.lastTransitionTime } : c;
+      });
+      this.env.api(
+        { type: 'ApiPatch', resource: 'nodes', name: this.config.nodeName, subresource: 'status', patchType: 'strategic', patch: { status: { ...status, conditions } } },
+        (p) => {
+          if (p.code === 200) {
+            this.lastNodeStatusReport = now;
+            this.lastNodeStatus = summary;
+          }
+        },
+      );
+    });
+  }
+
+  // ---- syncLoopIteration ---------------------------------------------------------------------
+
+  /** configCh: one merged batch of pod updates. */
+  private onConfigUpdates(updates: PodUpdate[]): void {
+    for (const u of updates) {
+      switch (u.op) {
+        case 'ADD':
+          this.handlePodAdditions(u.pods);
+          break;
+        case 'UPDATE':
+        case 'DELETE':
+          this.handlePodUpdates(u.pods);
+          break;
+        case 'REMOVE':
+          this.handlePodRemoves(u.pods);
+          break;
+        case 'RECONCILE':
+          this.handlePodReconcile(u.pods);
+          break;
+      }
+      if (u.source === API_SOURCE) this.sourcesReady = true;
+    }
+  }
+
+  /** plegCh. */
+  private onPlegEvents(events: PodLifecycleEvent[]): void {
+    for (const e of events) {
+      if (e.type !== 'ContainerRemoved') {
+        const pod = this.podManager.get(e.id);
+        if (pod) this.handlePodSyncs([pod]);
+      }
+      if (e.type === 'ContainerDied') this.cleanUpContainersInPod(e.id, e.data);
+    }
+  }
+
+  /** syncCh (1 s): pods whose requeue is due. */
+  private syncTick(): void {
+    const pods: Pod[] = [];
+    for (const uid of this.podWorkers.getWork(this.env.now())) {
+      const pod = this.podManager.get(uid);
+      if (pod) pods.push(pod);
+    }
+    if (pods.length > 0) this.handlePodSyncs(pods);
+  }
+
+  /** readinessManager.Updates(): SetContainerReadiness, then handleProbeSync. */
+  private onReadiness(pod: Pod, containerId: string, ready: boolean): void {
+    const current = this.podManager.get(pod.metadata.uid!);
+    if (!current) return;
+    this.statusManager.setContainerReadiness(current, containerId, ready);
+    this.handlePodSyncs([current]);
+  }
+
+  // ---- handlers ----------------------------------------------------------------------------
+
+  /** The pods counted by admission: `filterOutTerminatedPods(podManager.GetPods())`. */
+  private activePodsUsage(exclude: string): { pods: number; cpu: number; memory: number } {
+    const u = { pods: 0, cpu: 0, memory: 0 };
+    for (const [uid, p] of this.podManager) {
+      if (uid === exclude || this.podWorkers.isPodKnownTerminated(uid)) continue;
+      const terminal = p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed';
+      if (terminal && !this.podWorkers.couldHaveRunningContainers(uid)) continue;
+      const r = podRequests(p);
+      u.pods++;
+      u.cpu += r.cpu;
+      u.memory += r.memory;
+    }
+    return u;
+  }
+
+  /** `HandlePodAdditions`: admission (terminating pods still count), dispatch SyncPodCreate. */
+  handlePodAdditions(pods: readonly Pod[]): void {
+    const sorted = [...pods].sort((a, b) => ((a.metadata.creationTimestamp ?? '') < (b.metadata.creationTimestamp ?? '') ? -1 : (a.metadata.creationTimestamp ?? '') > (b.metadata.creationTimestamp ?? '') ? 1 : 0));
+    let usage: { pods: number; cpu: number; memory: number } | undefined;
+    const cap = { pods: parseQuantity(this.config.capacity.pods), cpu: parseQuantity(this.config.capacity.cpu), memory: parseQuantity(this.config.capacity.memory) };
+    for (const pod of sorted) {
+      const uid = pod.metadata.uid!;
+      this.podManager.set(uid, pod);
+      if (!this.podWorkers.isPodTerminationRequested(uid)) {
+        usage ??= this.activePodsUsage(uid);
+        const r = podRequests(pod);
+        let reason: string | undefined;
+        let message = '';
+        if (usage.pods + 1 > cap.pods) {
+          reason = 'OutOfpods';
+          message = 'Node didn\'t have enough resource: pods';
+        } else if (usage.cpu + r.cpu > cap.cpu) {
+          reason = 'OutOfcpu';
+          message = `Node didn't have enough resource: cpu, requested: ${Math.round(r.cpu * 1000)}m`;
+        } else if (usage.memory + r.memory > cap.memory) {
+          reason = 'OutOfmemory';
+          message = `Node didn't have enough resource: memory, requested: ${r.memory}`;
+        }
+        if (reason !== undefined) {
+          this.rejectPod(pod, reason, message);
+          continue;
+        }
+        usage.pods++;
+        usage.cpu += r.cpu;
+        usage.memory += r.memory;
+      }
+      this.dispatchWork(pod, 'SyncPodCreate');
+      this.prober.addPod(pod);
+    }
+  }
+
+  /** `rejectPod`: event + phase Failed with the reason. */
+  private rejectPod(pod: Pod, reason: string, message: string): void {
+    this.recorder.event(pod, 'Warning', reason, message);
+    this.statusManager.setPodStatus(pod, { ...pod.status, phase: 'Failed', reason, message: `Pod ${message}` });
+  }
+
+  /** `HandlePodUpdates` (UPDATE and DELETE). */
+  handlePodUpdates(pods: readonly Pod[]): void {
+    for (const pod of pods) {
+      this.podManager.set(pod.metadata.uid!, pod);
+      this.dispatchWork(pod, 'SyncPodUpdate');
+    }
+  }
+
+  /** `HandlePodRemoves`: forget the pod, then `deletePod` (a SyncPodKill with no options). */
+  handlePodRemoves(pods: readonly Pod[]): void {
+    for (const pod of pods) {
+      this.podManager.delete(pod.metadata.uid!);
+      if (!this.sourcesReady) continue; // "skipping delete because sources aren't ready yet"
+      this.podWorkers.updatePod({ pod, updateType: 'SyncPodKill' });
+      this.prober.removePod(pod.metadata.uid!);
+    }
+  }
+
+  /** `HandlePodReconcile`: update the pod manager (no readiness gates in podsim). */
+  handlePodReconcile(pods: readonly Pod[]): void {
+    for (const pod of pods) this.podManager.set(pod.metadata.uid!, pod);
+  }
+
+  /** `HandlePodSyncs`. */
+  handlePodSyncs(pods: readonly Pod[]): void {
+    for (const pod of pods) this.dispatchWork(pod, 'SyncPodSync');
+  }
+
+  /** `dispatchWork`. */
+  private dispatchWork(pod: Pod, updateType: SyncPodType): void {
+    this.podWorkers.updatePod({ pod, updateType, startTime: this.env.now() });
+  }
+
+  // ---- sync functions -----------------------------------------------------------------------
+
+  private generateAPIPodStatus(pod: Pod, podStatus: RuntimePodStatus): PodStatus {
+    const uid = pod.metadata.uid!;
+    const reasons = this.reasonCache.get(uid);
+    return generateAPIPodStatus(pod, podStatus, {
+      clock: this.env.clock,
+      hostIP: this.config.nodeIP,
+      oldStatus: this.statusManager.getPodStatus(uid),
+      readiness: (name, cid) => this.prober.readiness(uid, name, cid),
+      reason: (name) => reasons?.get(name),
+    });
+  }
+
+  /** `syncPod` (1.22: returns only an error). */
+  syncPod(_ctx: WorkerContext, _updateType: SyncPodType, pod: Pod, _mirrorPod: Pod | undefined, podStatus: RuntimePodStatus, done: (err: SyncError) => void): void {
+    const uid = pod.metadata.uid!;
+    const apiPodStatus = this.generateAPIPodStatus(pod, podStatus);
+    this.statusManager.setPodStatus(pod, apiPodStatus);
+    const proceed = () => {
+      if (!this.podWorkers.isPodTerminationRequested(uid)) {
+        // The pod cgroup is created (and volumes mounted) only while the pod is not terminating.
+        this.podCgroups.add(uid);
+        this.volumeManager.mount(pod);
+      }
+      syncPodRuntime({ env: this.env, recorder: this.recorder, backoff: this.backoff, traceContainerSpans: this.config.traceContainerSpans }, pod, podStatus, (result, messages) => {
+        // reasonCache.Update
+        let rc = this.reasonCache.get(uid);
+        for (const r of result.results) {
+          if (r.action !== 'StartContainer') continue;
+          if (r.error === undefined) rc?.delete(r.target);
+          else {
+            if (!rc) this.reasonCache.set(uid, (rc = new Map()));
+            rc.set(r.target, { reason: r.error, message: messages.get(r.target) ?? '' });
+          }
+        }
+        if (result.error === undefined) return done(undefined);
+        // Failures that are only backoffs are not errors.
+        const real = result.results.some((r) => r.error !== undefined && r.error !== ERR_CRASH_LOOP_BACK_OFF && r.error !== ERR_IMAGE_PULL);
+        done(real ? result.error : undefined);
+      });
+    };
+    // A pod whose cgroup is missing although its containers run (not its first sync) is killed first.
+    const firstSync = !apiPodStatus.containerStatuses?.some((c) => c.state.running);
+    if (!this.podWorkers.isPodTerminationRequested(uid) && !this.podCgroups.has(uid) && !firstSync) {
+      killPod(this.killDeps, pod, convertPodStatusToRunningPod(podStatus), undefined, () => proceed());
+      return;
+    }
+    proceed();
+  }
+
+  /** `syncTerminatingPod` (spec §6.2). */
+  syncTerminatingPod(
+    _ctx: WorkerContext,
+    pod: Pod,
+    podStatus: RuntimePodStatus | undefined,
+    runningPod: RuntimePod | undefined,
+    gracePeriod: number | undefined,
+    podStatusFn: ((s: PodStatus) => PodStatus) | undefined,
+    done: (err: SyncError) => void,
+  ): void {
+    if (runningPod !== undefined) {
+      killPod(this.killDeps, pod, runningPod, gracePeriod, (r) => {
+        if (r.error !== undefined) {
+          this.recorder.event(pod, 'Warning', 'FailedKillPod', `error killing pod: ${r.error}`);
+          return done(r.error);
+        }
+        done(undefined);
+      });
+      return;
+    }
+    let apiPodStatus = this.generateAPIPodStatus(pod, podStatus!);
+    if (podStatusFn) apiPodStatus = podStatusFn(apiPodStatus);
+    this.statusManager.setPodStatus(pod, apiPodStatus);
+    const p = convertPodStatusToRunningPod(podStatus!);
+    killPod(this.killDeps, pod, p, gracePeriod, (r) => {
+      if (r.error !== undefined) {
+        this.recorder.event(pod, 'Warning', 'FailedKillPod', `error killing pod: ${r.error}`);
+        return done(r.error);
+      }
+      this.prober.removePod(pod.metadata.uid!);
+      getPodStatus(this.env, pod.metadata.uid!, pod.metadata.name ?? '', pod.metadata.namespace ?? '', (s) => {
+        if (typeof s === 'string') return done(s);
+        const running = s.containerStatuses.filter((c) => c.state === 'running').map((c) => c.id);
+        if (running.length > 0) return done(`detected running containers after a successful KillPod, CRI violation: [${running.join(' ')}]`);
+        done(undefined);
+      });
+    });
+  }
+
+  /** `syncTerminatedPod` (spec §6.3). */
+  syncTerminatedPod(_ctx: WorkerContext, pod: Pod, podStatus: RuntimePodStatus, done: (err: SyncError) => void): void {
+    const uid = pod.metadata.uid!;
+    this.statusManager.setPodStatus(pod, this.generateAPIPodStatus(pod, podStatus));
+    this.volumeManager.podTerminated(uid);
+    this.volumeManager.waitForUnmount(pod, (err) => {
+      if (err !== undefined) return done(err);
+      if (this.config.cgroupsPerQOS) this.podCgroups.delete(uid);
+      this.statusManager.terminatePod(pod);
+      done(undefined);
+    });
+  }
+
+  /** `PodResourcesAreReclaimed` (spec §10.6). */
+  podResourcesAreReclaimed(pod: Pod, status: PodStatus): boolean {
+    const uid = pod.metadata.uid!;
+    if (this.podWorkers.couldHaveRunningContainers(uid)) return false;
+    if ((status.containerStatuses ?? []).some((c) => c.state.running !== undefined)) return false;
+    if (this.volumeManager.podVolumesExist(uid)) return false;
+    if (this.config.cgroupsPerQOS && this.podCgroups.has(uid)) return false;
+    return true;
+  }
+
+  // ---- housekeeping -------------------------------------------------------------------------
+
+  /** `HandlePodCleanups` (spec §11.1). */
+  handlePodCleanups(): void {
+    const desired = new Set(this.podManager.keys());
+    const workingPods = this.podWorkers.syncKnownPods(desired);
+    const possiblyRunning = new Set<string>();
+    for (const [uid, w] of workingPods) if (w === 'SyncPodWork' || w === 'TerminatingPodWork') possiblyRunning.add(uid);
+    this.prober.cleanupPods(possiblyRunning);
+    for (const rp of this.pleg.runningPods()) {
+      const w = workingPods.get(rp.uid);
+      if (w === 'SyncPodWork' || w === 'TerminatingPodWork') continue;
+      if (!desired.has(rp.uid)) {
+        this.podWorkers.updatePod({ updateType: 'SyncPodKill', runningPod: rp, killPodOptions: { podTerminationGracePeriodSecondsOverride: 1 } });
+      }
+    }
+    this.statusManager.removeOrphanedStatuses(desired);
+    for (const uid of this.reasonCache.keys()) if (!desired.has(uid)) this.reasonCache.delete(uid);
+    // cleanupOrphanedPodCgroups: cgroups of pods that can no longer be running and have no volumes.
+    if (this.config.cgroupsPerQOS) {
+      for (const uid of [...this.podCgroups]) {
+        if (possiblyRunning.has(uid) || desired.has(uid) || this.volumeManager.podVolumesExist(uid)) continue;
+        this.podCgroups.delete(uid);
+      }
+    }
+    this.backoff.gc(this.env.now());
+  }
+
+  /** `cleanUpContainersInPod` on ContainerDied: keep the newest dead container per name (none once content may go). */
+  private cleanUpContainersInPod(uid: string, exitedContainerId: string): void {
+    if (!this.podCache.has(uid)) return;
+    const status = this.podCache.get(uid);
+    const removeAll = this.podWorkers.shouldPodContentBeRemoved(uid);
+    const keep = removeAll ? 0 : 1;
+    const names = removeAll ? undefined : status.containerStatuses.find((c) => c.id === exitedContainerId)?.name;
+    if (!removeAll && names === undefined) return;
+    const byName = new Map<string, string[]>();
+    for (const c of status.containerStatuses) {
+      if (c.state !== 'exited' || (names !== undefined && c.name !== names)) continue;
+      const l = byName.get(c.name) ?? [];
+      l.push(c.id);
+      byName.set(c.name, l);
+    }
+    for (const ids of byName.values()) for (const id of ids.slice(keep)) this.env.cri({ type: 'RemoveContainer', containerId: id }, () => {});
+  }
+
+  /** Container GC (1 m): dead containers beyond one per name, all of them for pods whose content may go; then dead sandboxes. */
+  private garbageCollectContainers(): void {
+    this.env.cri({ type: 'ListContainers' }, (cr) => {
+      if (cr.error) return;
+      this.env.cri({ type: 'ListPodSandbox' }, (sr) => {
+        if (sr.error) return;
+        const remaining = new Map<string, number>();
+        const groups = new Map<string, { id: string; createdAt: number }[]>();
+        for (const c of cr.containers) {
+          const uid = c.labels['io.kubernetes.pod.uid'];
+          if (uid === undefined) continue;
+          if (c.state !== 'CONTAINER_EXITED') {
+            remaining.set(uid, (remaining.get(uid) ?? 0) + 1);
+            continue;
+          }
+          const key = `${uid}\u0000${c.labels['io.kubernetes.container.name'] ?? c.metadata.name}`;
+          const l = groups.get(key) ?? [];
+          l.push({ id: c.id, createdAt: c.createdAt });
+          groups.set(key, l);
+        }
+        for (const [key, list] of groups) {
+          const uid = key.slice(0, key.indexOf('\u0000'));
+          const keep = this.podWorkers.shouldPodContentBeRemoved(uid) ? 0 : 1;
+          list.sort((a, b) => b.createdAt - a.createdAt);
+          for (const c of list.slice(keep)) this.env.cri({ type: 'RemoveContainer', containerId: c.id }, () => {});
+          if (keep > 0) remaining.set(uid, (remaining.get(uid) ?? 0) + Math.min(keep, list.length));
+        }
+        for (const sb of sr.items) {
+          const uid = sb.labels['io.kubernetes.pod.uid'];
+          if (uid === undefined || sb.state === 'SANDBOX_READY' || (remaining.get(uid) ?? 0) > 0) continue;
+          if (!this.podWorkers.shouldPodRuntimeBeRemoved(uid)) continue;
+          this.env.cri({ type: 'RemovePodSandbox', podSandboxId: sb.id }, () => {});
+        }
+      });
+    });
+  }
+
+  /** For reports and tests: a pod's key. */
+  static key(p: Pod): string {
+    return podKey(p);
+  }
+}
+
+/** Sum of the containers' cpu (cores) and memory (bytes) requests. */
+export function podRequests(p: Pod): { cpu: number; memory: number } {
+  let cpu = 0;
+  let memory = 0;
+  for (const c of p.spec.containers) {
+    cpu += parseQuantity(c.resources?.requests?.cpu) || 0;
+    memory += parseQuantity(c.resources?.requests?.memory) || 0;
+  }
+  return { cpu, memory };
+}

@@ -1,0 +1,258 @@
+/**
+ * `kubeGenericRuntimeManager.SyncPod` (`pkg/kubelet/kuberuntime/kuberuntime_manager.go`) far
+ * enough for real workloads: `computePodActions` (new sandbox when none is ready, start
+ * containers that are missing or should be restarted per restartPolicy), CrashLoopBackOff via
+ * `doBackOff` (10 s doubling to 300 s, keyed per container, measured from the last exit),
+ * `EnsureImageExists` (ImageStatus, PullImage with Pulling/Pulled events), CreateContainer and
+ * StartContainer with Created/Started events. Containers start one after another; no init
+ * containers, no postStart hooks, no liveness-driven restarts.
+ */
+import type { Container, cri, Pod } from '@podsim/api';
+import { BEHAVIOR_PREFIX } from '@podsim/api';
+import type { KubeletEnv } from '../env.js';
+import type { EventRecorder } from '../events.js';
+import {
+  CONTAINER_HASH_ANNOTATION,
+  CONTAINER_PRESTOP_HANDLER_ANNOTATION,
+  CONTAINER_RESTART_COUNT_ANNOTATION,
+  convertPodStatusToRunningPod,
+  findContainerStatusByName,
+  KUBERNETES_CONTAINER_NAME_LABEL,
+  KUBERNETES_POD_NAME_LABEL,
+  KUBERNETES_POD_NAMESPACE_LABEL,
+  KUBERNETES_POD_UID_LABEL,
+  POD_DELETION_GRACE_PERIOD_ANNOTATION,
+  POD_TERMINATION_GRACE_PERIOD_ANNOTATION,
+  type RuntimePodStatus,
+} from '../container.js';
+import { shouldContainerBeRestarted } from '../status/generateStatus.js';
+import { killPod, podSyncResult, type PodSyncResult, type SyncResult } from './killPod.js';
+
+export const ERR_CRASH_LOOP_BACK_OFF = 'CrashLoopBackOff';
+export const ERR_IMAGE_PULL = 'ErrImagePull';
+export const ERR_CREATE_CONTAINER = 'CreateContainerError';
+export const ERR_RUN_CONTAINER = 'RunContainerError';
+
+/** `flowcontrol.Backoff` without jitter (the kubelet's container backoff). Times in µs. */
+export class Backoff {
+  private readonly entries = new Map<string, { backoff: number; lastUpdate: number }>();
+  constructor(
+    private readonly initialUs: number,
+    private readonly maxUs: number,
+  ) {}
+
+  private expired(eventTime: number, lastUpdate: number): boolean {
+    return eventTime - lastUpdate > 2 * this.maxUs;
+  }
+
+  /** `IsInBackOffSince(id, eventTime)`. */
+  isInBackOffSince(id: string, eventTime: number, now: number): boolean {
+    const e = this.entries.get(id);
+    if (!e || this.expired(now, e.lastUpdate)) return false;
+    return now - eventTime < e.backoff;
+  }
+
+  /** `Next(id, eventTime)`. */
+  next(id: string, eventTime: number, now: number): void {
+    const e = this.entries.get(id);
+    if (!e || this.expired(eventTime, e.lastUpdate)) this.entries.set(id, { backoff: this.initialUs, lastUpdate: now });
+    else this.entries.set(id, { backoff: Math.min(e.backoff * 2, this.maxUs), lastUpdate: now });
+  }
+
+  /** `Get(id)`: the current backoff, µs. */
+  get(id: string): number {
+    return this.entries.get(id)?.backoff ?? 0;
+  }
+
+  /** `GC`: drops entries idle for 2 × max. */
+  gc(now: number): void {
+    for (const [k, e] of this.entries) if (now - e.lastUpdate > 2 * this.maxUs) this.entries.delete(k);
+  }
+}
+
+export interface RuntimeSyncDeps {
+  readonly env: KubeletEnv;
+  readonly recorder: EventRecorder;
+  readonly backoff: Backoff;
+  readonly traceContainerSpans: boolean;
+}
+
+/** `generatePodSandboxConfig`: pod labels + identity labels, all pod annotations. */
+export function podSandboxConfig(pod: Pod, attempt: number): cri.PodSandboxConfig {
+  const m = pod.metadata;
+  return {
+    metadata: { name: m.name!, namespace: m.namespace ?? 'default', uid: m.uid!, attempt },
+    hostname: m.name,
+    labels: { ...m.labels, [KUBERNETES_POD_NAME_LABEL]: m.name!, [KUBERNETES_POD_NAMESPACE_LABEL]: m.namespace ?? 'default', [KUBERNETES_POD_UID_LABEL]: m.uid! },
+    annotations: { ...m.annotations },
+  };
+}
+
+function hashContainer(c: Container): string {
+  const s = JSON.stringify(c);
+  let h = 0;
+  for (let i = 0; i < s.length; i++) h = (Math.imul(h, 31) + s.charCodeAt(i)) | 0;
+  return (h >>> 0).toString(16);
+}
+
+/** `generateContainerConfig`: kubelet labels/annotations plus the pod's `podsim.dev/*` behaviour annotations. */
+export function containerConfig(pod: Pod, c: Container, restartCount: number): cri.ContainerConfig {
+  const m = pod.metadata;
+  const annotations: Record<string, string> = {};
+  for (const [k, v] of Object.entries(m.annotations ?? {})) if (k.startsWith(BEHAVIOR_PREFIX)) annotations[k] = v;
+  annotations[CONTAINER_HASH_ANNOTATION] = hashContainer(c);
+  annotations[CONTAINER_RESTART_COUNT_ANNOTATION] = String(restartCount);
+  if (pod.spec.terminationGracePeriodSeconds !== undefined) annotations[POD_TERMINATION_GRACE_PERIOD_ANNOTATION] = String(pod.spec.terminationGracePeriodSeconds);
+  if (m.deletionGracePeriodSeconds !== undefined) annotations[POD_DELETION_GRACE_PERIOD_ANNOTATION] = String(m.deletionGracePeriodSeconds);
+  if (c.lifecycle?.preStop) annotations[CONTAINER_PRESTOP_HANDLER_ANNOTATION] = JSON.stringify(c.lifecycle.preStop);
+  return {
+    metadata: { name: c.name, attempt: restartCount },
+    image: { image: c.image ?? '' },
+    ...(c.command ? { command: c.command } : {}),
+    ...(c.args ? { args: c.args } : {}),
+    labels: { [KUBERNETES_POD_NAME_LABEL]: m.name!, [KUBERNETES_POD_NAMESPACE_LABEL]: m.namespace ?? 'default', [KUBERNETES_POD_UID_LABEL]: m.uid!, [KUBERNETES_CONTAINER_NAME_LABEL]: c.name },
+    annotations,
+  };
+}
+
+/** The plan `computePodActions` makes. */
+export interface PodActions {
+  readonly killPod: boolean;
+  readonly createSandbox: boolean;
+  readonly sandboxId: string | undefined;
+  readonly attempt: number;
+  readonly containersToStart: readonly Container[];
+}
+
+/** `computePodActions` (no liveness, no init containers). */
+export function computePodActions(pod: Pod, podStatus: RuntimePodStatus): PodActions {
+  const ready = podStatus.sandboxStatuses.find((s) => s.state === 'SANDBOX_READY');
+  const newest = podStatus.sandboxStatuses[0];
+  const createSandbox = ready === undefined || ready !== newest;
+  const attempt = newest ? newest.attempt + 1 : 0;
+  if (createSandbox) {
+    // A Never pod whose containers already ran gets no new sandbox: it is done.
+    if ((pod.spec.restartPolicy ?? 'Always') === 'Never' && newest !== undefined && podStatus.containerStatuses.length > 0) {
+      return { killPod: true, createSandbox: false, sandboxId: undefined, attempt, containersToStart: [] };
+    }
+    const toStart = pod.spec.containers.filter((c) => {
+      const s = findContainerStatusByName(podStatus, c.name);
+      return !(s && s.state === 'exited' && pod.spec.restartPolicy === 'OnFailure' && s.exitCode === 0);
+    });
+    return { killPod: true, createSandbox: true, sandboxId: undefined, attempt, containersToStart: toStart };
+  }
+  const toStart = pod.spec.containers.filter((c) => shouldContainerBeRestarted(c, pod, podStatus));
+  return { killPod: false, createSandbox: false, sandboxId: ready!.id, attempt: ready!.attempt, containersToStart: toStart };
+}
+
+/**
+ * `SyncPod(pod, podStatus, pullSecrets, backOff)`. `done` gets the per-step results (a backoff
+ * shows up as a StartContainer result with error CrashLoopBackOff).
+ */
+export function syncPodRuntime(deps: RuntimeSyncDeps, pod: Pod, podStatus: RuntimePodStatus, done: (r: PodSyncResult, messages: Map<string, string>) => void): void {
+  const { env } = deps;
+  const actions = computePodActions(pod, podStatus);
+  const results: SyncResult[] = [];
+  const messages = new Map<string, string>();
+  const finish = () => done(podSyncResult(results), messages);
+  const afterKill = () => {
+    if (actions.createSandbox) {
+      const cfg = podSandboxConfig(pod, actions.attempt);
+      env.cri({ type: 'RunPodSandbox', config: cfg }, (r) => {
+        if (r.error || !r.podSandboxId) {
+          results.push({ action: 'CreatePodSandbox', target: pod.metadata.uid!, error: r.error?.message ?? 'no sandbox id' });
+          deps.recorder.event(pod, 'Warning', 'FailedCreatePodSandBox', `Failed to create pod sandbox: ${r.error?.message ?? ''}`);
+          return finish();
+        }
+        startContainers(deps, pod, podStatus, r.podSandboxId, cfg, actions.containersToStart, results, messages, finish);
+      });
+    } else if (actions.sandboxId !== undefined) {
+      startContainers(deps, pod, podStatus, actions.sandboxId, podSandboxConfig(pod, actions.attempt), actions.containersToStart, results, messages, finish);
+    } else finish();
+  };
+  const running = convertPodStatusToRunningPod(podStatus);
+  if (actions.killPod && (running.containers.length > 0 || running.sandboxes.some((s) => s.state === 'SANDBOX_READY'))) {
+    killPod({ env, recorder: deps.recorder, traceContainerSpans: deps.traceContainerSpans }, pod, running, undefined, (r) => {
+      results.push(...r.results);
+      if (r.error) return finish();
+      afterKill();
+    });
+  } else afterKill();
+}
+
+function startContainers(
+  deps: RuntimeSyncDeps,
+  pod: Pod,
+  podStatus: RuntimePodStatus,
+  sandboxId: string,
+  sandboxConfig: cri.PodSandboxConfig,
+  containers: readonly Container[],
+  results: SyncResult[],
+  messages: Map<string, string>,
+  done: () => void,
+): void {
+  const { env, recorder } = deps;
+  const uid = pod.metadata.uid!;
+  const fail = (c: Container, reason: string, message: string) => {
+    results.push({ action: 'StartContainer', target: c.name, error: reason });
+    messages.set(c.name, message);
+  };
+  const next = (i: number) => {
+    if (i >= containers.length) return done();
+    const c = containers[i];
+    const ref = `spec.containers{${c.name}}`;
+    // doBackOff: measured from the finish of the newest exited container of that name.
+    const exited = podStatus.containerStatuses.find((s) => s.name === c.name && s.state === 'exited');
+    if (exited) {
+      const key = `${uid}/${c.name}`;
+      if (deps.backoff.isInBackOffSince(key, exited.finishedAt, env.now())) {
+        recorder.event(pod, 'Warning', 'BackOff', 'Back-off restarting failed container', ref);
+        fail(c, ERR_CRASH_LOOP_BACK_OFF, `back-off ${Math.round(deps.backoff.get(key) / 1_000_000)}s restarting failed container=${c.name} pod=${pod.metadata.name}_${pod.metadata.namespace}(${uid})`);
+        return next(i + 1);
+      }
+      deps.backoff.next(key, exited.finishedAt, env.now());
+    }
+    const prev = findContainerStatusByName(podStatus, c.name);
+    const restartCount = prev ? prev.restartCount + 1 : 0;
+    const image = c.image ?? '';
+    const create = () => {
+      env.cri({ type: 'CreateContainer', podSandboxId: sandboxId, config: containerConfig(pod, c, restartCount), sandboxConfig }, (cr) => {
+        if (cr.error || !cr.containerId) {
+          recorder.event(pod, 'Warning', 'Failed', `Error: ${cr.error?.message ?? 'no container id'}`, ref);
+          fail(c, ERR_CREATE_CONTAINER, cr.error?.message ?? '');
+          return next(i + 1);
+        }
+        recorder.event(pod, 'Normal', 'Created', `Created container ${c.name}`, ref);
+        env.cri({ type: 'StartContainer', containerId: cr.containerId }, (sr) => {
+          if (sr.error) {
+            recorder.event(pod, 'Warning', 'Failed', `Error: ${sr.error.message}`, ref);
+            fail(c, ERR_RUN_CONTAINER, sr.error.message);
+            return next(i + 1);
+          }
+          recorder.event(pod, 'Normal', 'Started', `Started container ${c.name}`, ref);
+          results.push({ action: 'StartContainer', target: c.name });
+          next(i + 1);
+        });
+      });
+    };
+    // EnsureImageExists.
+    env.cri({ type: 'ImageStatus', image: { image } }, (is) => {
+      if (is.image && c.imagePullPolicy !== 'Always') {
+        recorder.event(pod, 'Normal', 'Pulled', `Container image "${image}" already present on machine`, ref);
+        return create();
+      }
+      recorder.event(pod, 'Normal', 'Pulling', `Pulling image "${image}"`, ref);
+      const start = env.now();
+      env.cri({ type: 'PullImage', image: { image }, sandboxConfig }, (pr) => {
+        if (pr.error) {
+          recorder.event(pod, 'Warning', 'Failed', `Failed to pull image "${image}": ${pr.error.message}`, ref);
+          fail(c, ERR_IMAGE_PULL, pr.error.message);
+          return next(i + 1);
+        }
+        recorder.event(pod, 'Normal', 'Pulled', `Successfully pulled image "${image}" in ${((env.now() - start) / 1_000_000).toFixed(3)}s`, ref);
+        create();
+      });
+    });
+  };
+  next(0);
+}

@@ -1,0 +1,323 @@
+/**
+ * The status manager: `pkg/kubelet/status/status_manager.go` (v1.23.13 read; spec §10). A
+ * versioned cache of the statuses the kubelet computed; one serial loop (the Go goroutine)
+ * syncs them to the apiserver — from the 1000-deep channel at once, and every 10 s in a batch
+ * that also reconciles and retries — with GET, a strategic-merge PATCH of `pods/status` only
+ * when something changed (`PatchPodStatus` skips unchanged statuses), and, once `canBeDeleted`
+ * holds, the final DELETE with gracePeriodSeconds 0 and a UID precondition.
+ */
+import type { ApiResult, Pod, PodCondition, PodStatus, Status } from '@podsim/api';
+import type { ApiClient } from '../apiClient.js';
+import type { KubeletEnv } from '../env.js';
+import { deepEqual } from '../util.js';
+
+export interface VersionedPodStatus {
+  readonly status: PodStatus;
+  readonly version: number;
+  readonly podName: string;
+  readonly podNamespace: string;
+}
+
+/** What the status manager asks the rest of the kubelet. */
+export interface StatusManagerDeps {
+  readonly env: KubeletEnv;
+  readonly client: ApiClient;
+  /** `podManager.GetPodByUID`. */
+  getPodByUID(uid: string): Pod | undefined;
+  /** `podDeletionSafety.PodResourcesAreReclaimed(pod, status)`. */
+  podResourcesAreReclaimed(pod: Pod, status: PodStatus): boolean;
+  /** `podDeletionSafety.PodCouldHaveRunningContainers` (unused by 1.22's merge; kept for traces). */
+  readonly syncPeriodUs: number;
+}
+
+const KUBELET_CONDITIONS = new Set(['PodScheduled', 'Ready', 'Initialized', 'ContainersReady']);
+const CHANNEL_CAPACITY = 1000;
+
+/** `kubetypes.PodConditionByKubelet`. */
+export function podConditionByKubelet(t: string): boolean {
+  return KUBELET_CONDITIONS.has(t);
+}
+
+/** `mergePodStatus`: keep the non-kubelet conditions of the API status, take the kubelet's own. */
+export function mergePodStatus(oldStatus: PodStatus, newStatus: PodStatus): PodStatus {
+  const conditions: PodCondition[] = [];
+  for (const c of oldStatus.conditions ?? []) if (!podConditionByKubelet(c.type)) conditions.push(c);
+  for (const c of newStatus.conditions ?? []) if (podConditionByKubelet(c.type)) conditions.push(c);
+  return { ...newStatus, conditions };
+}
+
+/** `isPodStatusByKubeletEqual`. */
+export function isPodStatusByKubeletEqual(oldStatus: PodStatus, status: PodStatus): boolean {
+  for (const c of status.conditions ?? []) {
+    if (!podConditionByKubelet(c.type)) continue;
+    const oc = oldStatus.conditions?.find((x) => x.type === c.type);
+    if (!oc || oc.status !== c.status || oc.message !== c.message || oc.reason !== c.reason) return false;
+  }
+  return deepEqual({ ...oldStatus, conditions: status.conditions }, status);
+}
+
+/**
+ * The strategic-merge patch from `oldStatus` to `newStatus` (what `PatchPodStatus` sends):
+ * top-level fields that changed; lists with a merge key are sent whole (every item, with
+ * explicit nulls for fields an item lost), so the apiserver's merge by key gives exactly the
+ * new list. `undefined` when nothing changed (`unchanged`: no request is made).
+ */
+export function preparePatchForPodStatus(uid: string, oldStatus: PodStatus, newStatus: PodStatus): Record<string, unknown> | undefined {
+  const patch: Record<string, unknown> = {};
+  const o = oldStatus as Record<string, unknown>;
+  const n = newStatus as Record<string, unknown>;
+  const keys = new Set([...Object.keys(o), ...Object.keys(n)]);
+  for (const k of keys) {
+    if (deepEqual(o[k], n[k])) continue;
+    if (n[k] === undefined) patch[k] = null;
+    else if (Array.isArray(n[k]) && Array.isArray(o[k])) {
+      const key = k === 'conditions' ? 'type' : k === 'podIPs' ? 'ip' : 'name';
+      const oldItems = o[k] as Record<string, unknown>[];
+      const items = (n[k] as Record<string, unknown>[]).map((it) => withNulls(oldItems.find((x) => x[key] === it[key]), it));
+      for (const old of oldItems) if (!(n[k] as Record<string, unknown>[]).some((x) => x[key] === old[key])) items.push({ [key]: old[key], $patch: 'delete' });
+      patch[k] = items;
+    } else patch[k] = withNulls(o[k], n[k]);
+  }
+  if (Object.keys(patch).length === 0) return undefined;
+  return { metadata: { uid }, status: patch };
+}
+
+/** `next` with explicit nulls for map keys `prev` had and `next` lacks (recursively). */
+function withNulls(prev: unknown, next: unknown): unknown {
+  if (prev === null || next === null || typeof prev !== 'object' || typeof next !== 'object' || Array.isArray(prev) || Array.isArray(next)) return next;
+  const p = prev as Record<string, unknown>;
+  const n = next as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(n)) if (n[k] !== undefined) out[k] = withNulls(p[k], n[k]);
+  for (const k of Object.keys(p)) if (p[k] !== undefined && n[k] === undefined) out[k] = null;
+  return out;
+}
+
+interface SyncRequest {
+  readonly uid: string;
+  readonly status: VersionedPodStatus;
+}
+
+export class StatusManager {
+  readonly podStatuses = new Map<string, VersionedPodStatus>();
+  readonly apiStatusVersions = new Map<string, number>();
+  private readonly channel: SyncRequest[] = [];
+  private busy = false;
+  private tickPending = false;
+  private started = false;
+  /** Number of API calls made (GET, PATCH, DELETE), for tests and metrics. */
+  calls = 0;
+
+  constructor(private readonly deps: StatusManagerDeps) {}
+
+  /** `Start`: the sync loop (channel + 10 s ticker). */
+  start(): void {
+    if (this.started) return;
+    this.started = true;
+    const tick = () => {
+      this.tickPending = true;
+      this.pump();
+      this.deps.env.setTimer(this.deps.syncPeriodUs, tick);
+    };
+    this.deps.env.setTimer(this.deps.syncPeriodUs, tick);
+  }
+
+  /** `GetPodStatus`: the cached status. */
+  getPodStatus(uid: string): PodStatus | undefined {
+    return this.podStatuses.get(uid)?.status;
+  }
+
+  /** `SetPodStatus`: forced when the pod has a deletionTimestamp. */
+  setPodStatus(pod: Pod, status: PodStatus): void {
+    this.updateStatusInternal(pod, status, pod.metadata.deletionTimestamp !== undefined);
+  }
+
+  /** `SetContainerReadiness`. */
+  setContainerReadiness(pod: Pod, containerId: string, ready: boolean): void {
+    const cached = this.podStatuses.get(pod.metadata.uid!);
+    if (!cached) return;
+    const cid = `containerd://${containerId}`;
+    const cs = cached.status.containerStatuses ?? [];
+    const i = cs.findIndex((c) => c.containerID === cid);
+    if (i < 0 || cs[i].ready === ready) return;
+    const containerStatuses = cs.map((c, j) => (j === i ? { ...c, ready } : c));
+    const unready = pod.spec.containers.filter((c) => !containerStatuses.find((s) => s.name === c.name)?.ready).map((c) => c.name);
+    const cr: PodCondition =
+      unready.length === 0 ? { type: 'ContainersReady', status: 'True' } : { type: 'ContainersReady', status: 'False', reason: 'ContainersNotReady', message: `containers with unready status: [${unready.join(' ')}]` };
+    const rd: PodCondition = cr.status === 'True' ? { type: 'Ready', status: 'True' } : { ...cr, type: 'Ready' };
+    const conditions = (cached.status.conditions ?? []).map((c) => (c.type === 'ContainersReady' ? cr : c.type === 'Ready' ? rd : c));
+    this.updateStatusInternal(pod, { ...cached.status, containerStatuses, conditions }, false);
+  }
+
+  /**
+   * `TerminatePod`: every container not terminated becomes terminated 137
+   * `ContainerStatusUnknown`; then a forced update.
+   */
+  terminatePod(pod: Pod): void {
+    const cached = this.podStatuses.get(pod.metadata.uid!)?.status ?? pod.status ?? {};
+    const fix = (list: PodStatus['containerStatuses']) =>
+      list?.map((c) =>
+        c.state.terminated
+          ? c
+          : { ...c, state: { terminated: { reason: 'ContainerStatusUnknown', message: 'The container could not be located when the pod was terminated', exitCode: 137 } } },
+      );
+    this.updateStatusInternal(pod, { ...cached, containerStatuses: fix(cached.containerStatuses), initContainerStatuses: fix(cached.initContainerStatuses) }, true);
+  }
+
+  /** `RemoveOrphanedStatuses`: forget statuses of pods the kubelet no longer knows. */
+  removeOrphanedStatuses(known: ReadonlySet<string>): void {
+    for (const uid of [...this.podStatuses.keys()]) {
+      if (!known.has(uid)) {
+        this.podStatuses.delete(uid);
+        this.apiStatusVersions.delete(uid);
+      }
+    }
+  }
+
+  private deletePodStatus(uid: string): void {
+    this.podStatuses.delete(uid);
+  }
+
+  /** `updateStatusInternal`. Returns true if a new version was queued. */
+  private updateStatusInternal(pod: Pod, status: PodStatus, forceUpdate: boolean): boolean {
+    const uid = pod.metadata.uid!;
+    const cached = this.podStatuses.get(uid);
+    const oldStatus = cached?.status ?? pod.status ?? {};
+    if (!checkContainerStateTransition(oldStatus, status, pod.spec.restartPolicy ?? 'Always')) return false;
+    const now = this.deps.env.clock.format(this.deps.env.now());
+    const conditions = status.conditions?.map((c) => {
+      if (!podConditionByKubelet(c.type)) return c;
+      const oc = oldStatus.conditions?.find((x) => x.type === c.type);
+      return { ...c, lastTransitionTime: oc && oc.status === c.status && oc.lastTransitionTime ? oc.lastTransitionTime : now };
+    });
+    const next: PodStatus = { ...status, ...(conditions ? { conditions } : {}), startTime: oldStatus.startTime || status.startTime || now };
+    if (cached && isPodStatusByKubeletEqual(cached.status, next) && !forceUpdate) return false;
+    const v: VersionedPodStatus = { status: next, version: (cached?.version ?? 0) + 1, podName: pod.metadata.name!, podNamespace: pod.metadata.namespace ?? 'default' };
+    this.podStatuses.set(uid, v);
+    if (this.channel.length >= CHANNEL_CAPACITY) return false; // the 10 s batch will catch it
+    this.channel.push({ uid, status: v });
+    this.pump();
+    return true;
+  }
+
+  /**
+   * The select loop: when idle, take the ticker if it fired (Go picks at random among ready
+   * cases; a seeded coin here), else the next channel entry.
+   */
+  private pump(): void {
+    if (this.busy) return;
+    const fromChannel = this.channel.length > 0;
+    if (this.tickPending && (!fromChannel || this.deps.env.stream('status-select').float() < 0.5)) {
+      this.tickPending = false;
+      this.channel.length = 0; // the batch handles them
+      this.busy = true;
+      this.syncBatch(() => {
+        this.busy = false;
+        this.pump();
+      });
+      return;
+    }
+    const req = this.channel.shift();
+    if (!req) return;
+    this.busy = true;
+    this.syncPod(req.uid, req.status, () => {
+      this.busy = false;
+      this.pump();
+    });
+  }
+
+  /** `needsUpdate`. */
+  private needsUpdate(uid: string, status: VersionedPodStatus): boolean {
+    const latest = this.apiStatusVersions.get(uid);
+    if (latest === undefined || latest < status.version) return true;
+    const pod = this.deps.getPodByUID(uid);
+    if (!pod) return false;
+    return this.canBeDeleted(pod, status.status);
+  }
+
+  /** `needsReconcile`: the pod manager's (API) status differs from the cache. */
+  private needsReconcile(uid: string, status: PodStatus): boolean {
+    const pod = this.deps.getPodByUID(uid);
+    if (!pod) return false;
+    return !isPodStatusByKubeletEqual(pod.status ?? {}, status);
+  }
+
+  /** `canBeDeleted`: dts set, not a mirror pod, resources reclaimed. */
+  canBeDeleted(pod: Pod, status: PodStatus): boolean {
+    if (pod.metadata.deletionTimestamp === undefined) return false;
+    if (pod.metadata.annotations?.['kubernetes.io/config.mirror'] !== undefined) return false;
+    return this.deps.podResourcesAreReclaimed(pod, status);
+  }
+
+  /** `syncBatch`. */
+  private syncBatch(done: () => void): void {
+    for (const uid of [...this.apiStatusVersions.keys()]) if (!this.podStatuses.has(uid)) this.apiStatusVersions.delete(uid);
+    const updated: SyncRequest[] = [];
+    for (const [uid, status] of this.podStatuses) {
+      if (this.needsUpdate(uid, status)) updated.push({ uid, status });
+      else if (this.needsReconcile(uid, status.status)) {
+        this.apiStatusVersions.delete(uid);
+        updated.push({ uid, status });
+      }
+    }
+    const next = (i: number) => {
+      if (i >= updated.length) return done();
+      this.syncPod(updated[i].uid, updated[i].status, () => next(i + 1));
+    };
+    next(0);
+  }
+
+  private call(req: Parameters<ApiClient['request']>[0], cb: (res: ApiResult) => void): void {
+    this.calls++;
+    this.deps.client.request(req, cb);
+  }
+
+  /** `syncPod(uid, status)`: GET, PATCH if changed, DELETE when it can be deleted. */
+  private syncPod(uid: string, status: VersionedPodStatus, done: () => void): void {
+    if (!this.needsUpdate(uid, status)) return done();
+    const env = this.deps.env;
+    this.call({ type: 'ApiGet', resource: 'pods', namespace: status.podNamespace, name: status.podName }, (res) => {
+      if (res.code === 404) return done(); // "Pod does not exist on the server"
+      if (res.code !== 200) return done();
+      const pod = res.body as Pod;
+      if (pod.metadata.uid !== uid) {
+        // "Pod was deleted and then recreated, skipping status update"
+        this.deletePodStatus(uid);
+        return done();
+      }
+      const merged = mergePodStatus(pod.status ?? {}, status.status);
+      const patch = preparePatchForPodStatus(uid, pod.status ?? {}, merged);
+      const afterPatch = (latest: Pod) => {
+        this.apiStatusVersions.set(uid, status.version);
+        if (!this.canBeDeleted(latest, status.status)) return done();
+        const ns = latest.metadata.namespace ?? 'default';
+        const name = latest.metadata.name!;
+        this.call({ type: 'ApiDelete', resource: 'pods', namespace: ns, name, options: { gracePeriodSeconds: 0, preconditions: { uid } } }, (d) => {
+          if (env.tracing('kubelet.finalDelete')) env.trace('kubelet.finalDelete', `DELETE ${ns}/${name} grace=0 → ${d.code}`, { podUid: uid, pod: `${ns}/${name}`, namespace: ns, code: d.code });
+          if (d.code === 200 || d.code === 202) this.deletePodStatus(uid);
+          done();
+        });
+      };
+      if (patch === undefined) return afterPatch(pod);
+      this.call({ type: 'ApiPatch', resource: 'pods', namespace: pod.metadata.namespace, name: pod.metadata.name!, subresource: 'status', patchType: 'strategic', patch }, (p) => {
+        if (p.code !== 200) {
+          if ((p.body as Status).kind === 'Status') env.count('kubelet.statusPatchFailed');
+          return done();
+        }
+        afterPatch(p.body as Pod);
+      });
+    });
+  }
+}
+
+/** `checkContainerStateTransition`: a terminated container may not come back unless the policy restarts. */
+export function checkContainerStateTransition(oldStatus: PodStatus, newStatus: PodStatus, restartPolicy: string): boolean {
+  if (restartPolicy === 'Always') return true;
+  for (const old of oldStatus.containerStatuses ?? []) {
+    if (!old.state.terminated) continue;
+    if (restartPolicy === 'OnFailure' && old.state.terminated.exitCode !== 0) continue;
+    const n = newStatus.containerStatuses?.find((c) => c.name === old.name);
+    if (n && !n.state.terminated) return false;
+  }
+  return true;
+}
