@@ -104,6 +104,8 @@ export function parseYamlStream(file: string, text: string): { docs: SourceDoc[]
   for (const doc of parsed) {
     for (const e of doc.errors) {
       const pos = e.linePos?.[0] ?? lines.linePos(e.pos[0]);
+      // One mistake often trips several parser rules on the same line; the first says it best.
+      if (issues.some((i) => i.line === pos.line)) continue;
       issues.push({ file, line: pos.line, column: pos.col, field: '', message: `YAML syntax error: ${e.message.split('\n')[0]}` });
     }
     if (doc.errors.length === 0 && doc.contents !== null) docs.push(new SourceDoc(file, doc, lines));

@@ -1,0 +1,161 @@
+import test from 'ava';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { main, EXIT_BAD_INPUT, EXIT_OK } from '../src/cli.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'podsim-scenario-'));
+
+/** A valid scenario; tests break one thing at a time (line numbers below refer to this text). */
+const GOOD = `kind: Scenario
+cluster:
+  nodes:
+    - name: node-1
+steps:
+  - apply: all
+  - sleep: 10s
+  - delete: { kind: pod, name: web, gracePeriod: 5 }
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: web
+  annotations:
+    podsim.dev/on-sigterm: "exit:2s:0"
+spec:
+  containers:
+    - name: app
+      image: nginx:1.21
+`;
+
+async function cli(args: string[]) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await main(args, { out: (l) => out.push(l), err: (l) => err.push(l) });
+  return { code, out: out.join('\n'), err: err.join('\n') };
+}
+
+function file(name: string, text: string): string {
+  const p = join(dir, name);
+  writeFileSync(p, text);
+  return p;
+}
+
+const noStack = (s: string) => !/\n\s+at .+:\d+:\d+/.test(s) && !s.includes('Error:');
+
+test('the unmodified scenario validates', async (t) => {
+  const r = await cli(['validate', file('good.yaml', GOOD)]);
+  t.is(r.code, EXIT_OK, r.err);
+  t.regex(r.out, /ok \(3 steps, 1 node/);
+});
+
+const cases: Array<{ title: string; text: string; line: number; message: RegExp }> = [
+  {
+    title: 'bad YAML',
+    text: GOOD.replace('  - sleep: 10s', '  - sleep: 10s: later'),
+    line: 7,
+    message: /YAML syntax error/,
+  },
+  {
+    title: 'an unknown step',
+    text: GOOD.replace('  - sleep: 10s', '  - slep: 10s'),
+    line: 7,
+    message: /steps\[1\]\.slep: unknown step "slep": expected one of apply, create, delete, .* \(did you mean "sleep"\?\)/,
+  },
+  {
+    title: 'a field of the wrong type',
+    text: GOOD.replace('gracePeriod: 5', 'gracePeriod: soon'),
+    line: 8,
+    message: /steps\[2\]\.delete\.gracePeriod: expected number, received string/,
+  },
+  {
+    title: 'a bad duration',
+    text: GOOD.replace('sleep: 10s', 'sleep: 10 parsecs'),
+    line: 7,
+    message: /steps\[1\]\.sleep: expected a duration/,
+  },
+  {
+    title: 'a manifest missing a required field',
+    text: GOOD.replace('      image: nginx:1.21\n', ''),
+    line: 18,
+    message: /Pod\/web spec\.containers\[0\]\.image: missing required field/,
+  },
+  {
+    title: 'a manifest of an unsupported kind',
+    text: GOOD.replace('kind: Pod', 'kind: StatefulSet'),
+    line: 11,
+    message: /unsupported kind "StatefulSet"/,
+  },
+  {
+    title: 'a bad behaviour annotation value',
+    text: GOOD.replace('"exit:2s:0"', '"exit:2 seconds:0"'),
+    line: 15,
+    message: /Pod\/web metadata\.annotations\["podsim\.dev\/on-sigterm"\]: annotation podsim\.dev\/on-sigterm: invalid value/,
+  },
+  {
+    title: 'an unknown field in the cluster',
+    text: GOOD.replace('  nodes:', '  nodez: 1\n  nodes:'),
+    line: 3,
+    message: /cluster\.nodez: unknown field "nodez"/,
+  },
+  {
+    title: 'a reference to a manifest that does not exist',
+    text: GOOD.replace('apply: all', 'apply: Pod/wbe'),
+    line: 6,
+    message: /no manifest "Pod\/wbe" .*did you mean "Pod\/web"/,
+  },
+  {
+    title: 'contradictory kubectl delete flags',
+    text: GOOD.replace('gracePeriod: 5', 'gracePeriod: 5, force: true'),
+    line: 8,
+    message: /kubectl: --force and --grace-period greater than 0 cannot be specified together/,
+  },
+  {
+    title: 'a fault naming an unknown node',
+    text: GOOD.replace('  - sleep: 10s', '  - fault: { kind: kubeletRestart, node: node-2 }'),
+    line: 7,
+    message: /no node "node-2" in cluster\.nodes/,
+  },
+  {
+    title: 'a fault after a blocking wait without at:',
+    text: GOOD.replace('  - sleep: 10s', '  - wait: { for: ready, name: web }\n  - fault: { kind: partition, a: kubelet/node-1, b: apiserver }'),
+    line: 8,
+    message: /follows a blocking step .* give it an explicit at:/,
+  },
+];
+
+for (const c of cases) {
+  test(`${c.title} exits 2 naming file, line and field`, async (t) => {
+    const p = file(`${c.title.replace(/\W+/g, '-')}.yaml`, c.text);
+    for (const cmd of ['validate', 'run']) {
+      const r = await cli([cmd, p]);
+      t.is(r.code, EXIT_BAD_INPUT, `${cmd}: ${r.out}\n${r.err}`);
+      t.true(r.err.includes(`${p}:${c.line}:`), `${cmd}: expected ${p}:${c.line}: in\n${r.err}`);
+      t.regex(r.err, c.message);
+      t.true(noStack(r.err), r.err);
+      t.is(r.out, '', 'nothing on stdout: the run never started');
+    }
+  });
+}
+
+test('unknown flags and commands exit 2 with a clear message', async (t) => {
+  const p = file('flags.yaml', GOOD);
+  for (const [args, msg] of [
+    [['run', p, '--sed', '3'], /unknown option '--sed'/],
+    [['run', p, '--placement', 'everywhere'], /expected single, per-actor or shards:N/],
+    [['run', p, '--seed', '-1'], /unknown option '-1'|argument '-1' is invalid/],
+    [['simulate', p], /unknown command 'simulate'/],
+    [['run'], /missing required argument 'file'/],
+    [[], /Usage: podsim/],
+  ] as const) {
+    const r = await cli([...args]);
+    t.is(r.code, EXIT_BAD_INPUT, args.join(' '));
+    t.regex(r.err, msg);
+  }
+});
+
+test('a missing file exits 2', async (t) => {
+  const r = await cli(['run', join(dir, 'absent.yaml')]);
+  t.is(r.code, EXIT_BAD_INPUT);
+  t.regex(r.err, /absent\.yaml: cannot read file: ENOENT/);
+});
