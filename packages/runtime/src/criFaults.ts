@@ -73,17 +73,21 @@ export class CriFaultBook {
     this.used = faults.map(() => 0);
   }
 
-  /** Applies the faults to one call `call` about `target` (image normalized) received at `now`; counts attempts. */
-  check(call: cri.CriCallName, target: CallTarget, now: VirtualTime): FaultOutcome {
+  /**
+   * Applies the faults to one call `call` received at `now`; counts attempts. `target` says what
+   * the call is about (image normalized); it is only computed when a fault could apply.
+   */
+  check(call: cri.CriCallName, target: () => CallTarget, now: VirtualTime): FaultOutcome {
     if (this.faults.length === 0) return NO_FAULT;
     let error: CriError | undefined;
     let delayUs = 0;
     const hit: number[] = [];
+    let t: CallTarget | undefined;
     this.faults.forEach((f, i) => {
       if (f.call !== '*' && f.call !== call) return;
       if (now < (f.startUs ?? 0) || now >= (f.endUs ?? NEVER)) return;
       if (f.attempts !== undefined && this.used[i] >= f.attempts) return;
-      if (!matches(f, target)) return;
+      if (!matches(f, (t ??= target()))) return;
       this.used[i]++;
       hit.push(i);
       error ??= f.error;

@@ -223,7 +223,7 @@ export class CriRuntime<T> {
   /** One CRI request received now; its reply is sent through `host.reply(token, …)`, now or later. */
   handle(host: RuntimeHost<T>, req: cri.CriRequest, token: T): void {
     this.h = host;
-    const fault = this.faults.check(req.type, this.targetOf(req), host.now);
+    const fault = this.faults.check(req.type, () => this.targetOf(req), host.now);
     this.traceCall(req, fault);
     const p: Pending<T> = { token, delayUs: fault.delayUs };
     if (fault.error) return this.finish(p, failure(req.type, fault.error));
@@ -279,7 +279,7 @@ export class CriRuntime<T> {
         return this.signal(t.c, 'SIGKILL');
       case 'execEnd':
         t.e.endTimer = undefined;
-        return this.endExec(t.e, t.e.exitCode);
+        return this.endExec(t.e, false);
       case 'execTimeout':
         return this.execTimedOut(t.e, t.timeout);
       case 'pulled': {
@@ -568,7 +568,7 @@ export class CriRuntime<T> {
     if (c.termTimer !== undefined) this.h.cancelTimer(c.termTimer);
     c.crashTimer = c.termTimer = undefined;
     this.traceProc('cri.exit', c, `exit ${code}`, { exitCode: code, reason: c.reason, cause });
-    for (const e of [...c.execs]) this.endExec(e, EXIT_SIGKILL);
+    for (const e of [...c.execs]) this.endExec(e, true);
     for (const w of c.stops) {
       if (w.killTimer !== undefined) this.h.cancelTimer(w.killTimer);
       this.finish(w.pending, { type: 'StopContainerResult' });
@@ -606,7 +606,7 @@ export class CriRuntime<T> {
     };
     c.execs.add(e);
     this.traceExec(e, 'B');
-    if (plan.durationUs === 0) return this.endExec(e, e.exitCode);
+    if (plan.durationUs === 0) return this.endExec(e, false);
     if (plan.durationUs !== NEVER) e.endTimer = this.h.setTimer(plan.durationUs, { k: 'execEnd', e } satisfies RuntimeTimer<T>);
     // Set after the end timer, so a command ending exactly at the timeout still succeeds.
     if (req.timeout > 0 && seconds(req.timeout) < plan.durationUs) {
@@ -620,16 +620,18 @@ export class CriRuntime<T> {
     const p = e.pending!;
     e.pending = undefined;
     this.finish(p, failure('ExecSync', { code: 'DeadlineExceeded', message: `failed to exec in container: timeout ${timeout}s exceeded: context deadline exceeded` }));
-    if (this.config.execTimeout === 'kill') this.endExec(e, EXIT_SIGKILL);
+    if (this.config.execTimeout === 'kill') this.endExec(e, true);
   }
 
-  private endExec(e: ExecRec<T>, exitCode: number): void {
+  /** The command ends on its own (its planned code and stderr) or is `killed` (137). */
+  private endExec(e: ExecRec<T>, killed: boolean): void {
+    const exitCode = killed ? EXIT_SIGKILL : e.exitCode;
     if (e.endTimer !== undefined) this.h.cancelTimer(e.endTimer);
     if (e.timeoutTimer !== undefined) this.h.cancelTimer(e.timeoutTimer);
     e.endTimer = e.timeoutTimer = undefined;
     e.c.execs.delete(e);
     this.traceExec(e, 'E', exitCode);
-    if (e.pending) this.finish(e.pending, { type: 'ExecSyncResult', stdout: '', stderr: exitCode === e.exitCode ? e.stderr : '', exitCode });
+    if (e.pending) this.finish(e.pending, { type: 'ExecSyncResult', stdout: '', stderr: killed ? '' : e.stderr, exitCode });
     e.pending = undefined;
   }
 
