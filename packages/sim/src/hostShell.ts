@@ -112,19 +112,20 @@ export class HostShell implements HostControl {
     board.arrive(r);
     for (;;) {
       const t0 = performance.now();
-      const w = board.awaitAll(r, this.spin, WAIT_SLICE_MS, this.cfg.hostTimeoutMs, () => board.beat(h));
+      // The main thread diagnoses a stuck peer after hostTimeoutMs; this bound is the last resort.
+      const w = board.awaitAll(r, this.spin, WAIT_SLICE_MS, 2 * this.cfg.hostTimeoutMs + 1_000, () => board.beat(h));
       this.waitMs += performance.now() - t0;
-      if (w === 'aborted') return this.result('aborted', NEVER);
+      if (w === 'aborted') return this.aborted();
       if (w === 'timeout') {
         return this.fail(
           new SimulationError({
             kind: 'HostUnresponsive',
-            message: `host ${h} waited more than ${this.cfg.hostTimeoutMs} ms for its peers at window ${r}`,
+            message: `host ${h} waited more than ${2 * this.cfg.hostTimeoutMs + 1_000} ms for its peers at window ${r}`,
             seed: this.cfg.seed,
           }),
         );
       }
-      if (!this.drain()) return this.result('aborted', NEVER);
+      if (!this.drain()) return this.aborted();
 
       // Figures of round r: E_p and the stop time.
       const f64 = board.f64;
@@ -258,6 +259,12 @@ export class HostShell implements HostControl {
     if (this.core.traces.length === 0) return;
     const chunk: TraceChunk = { host: this.h, records: this.core.drainTraces() };
     this.toMain.postMessage(chunk);
+  }
+
+  /** Another host failed: ship what was recorded here and stop. */
+  private aborted(): SegmentResult {
+    this.shipTraces();
+    return this.result('aborted', NEVER);
   }
 
   private fail(err: unknown): SegmentResult {

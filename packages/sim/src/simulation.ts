@@ -200,7 +200,10 @@ export class Simulation {
         worker,
         api: Comlink.wrap<HostControl>(nodeEndpoint(worker)),
         port: main.port1,
-        actors: options.actors.filter((a) => assign.get(a.id) === h).map((a) => a.id),
+        actors: options.actors
+          .filter((a) => assign.get(a.id) === h)
+          .map((a) => a.id)
+          .sort(),
       };
       sim.hosts.push(host);
       worker.on('error', (err) => sim.hostDied(host, `threw ${err instanceof Error ? err.message : String(err)}`));
@@ -229,7 +232,8 @@ export class Simulation {
       inits.push(host.api.init(Comlink.transfer(init, ports as unknown as Parameters<typeof Comlink.transfer>[1])));
     }
     try {
-      await sim.guard(Promise.all(inits), 'init', hostTimeoutMs);
+      // Loading modules on a busy machine can take a while: init gets at least 10 s.
+      await sim.guard(Promise.all(inits), 'init', Math.max(hostTimeoutMs, 10_000));
     } catch (err) {
       await sim.close();
       if (err instanceof SimulationError) throw err;
@@ -313,6 +317,11 @@ export class Simulation {
    */
   send(from: ActorId, to: ActorId, body: Message): void {
     this.mailboxContext(from).send(to, body);
+  }
+
+  /** Replies from mailbox `from` to a request it took from its mailbox. Only while paused. */
+  reply(from: ActorId, request: Envelope, body: Message): void {
+    this.mailboxContext(from).reply(request, body);
   }
 
   /**

@@ -1,0 +1,157 @@
+import test from 'ava';
+import type { Fault, TraceRecord } from '@podsim/api';
+import { Simulation } from '../src/index.js';
+import { runLocal, runThreaded, spec, type RunConfig } from './support/run.js';
+
+/**
+ * a pings b every 1 ms from 1 ms to 10 ms (request, timeout 2 ms); b answers and also sends
+ * a Tick to a every 1 ms from 0.5 ms. Links: 100 µs + up to 50 µs jitter.
+ */
+function pingPong(seed: number, faults: Fault[] = []): RunConfig {
+  return {
+    seed,
+    faults,
+    actors: [
+      spec('a', 'createPinger', { to: 'b', everyUs: 1_000, untilUs: 10_000 }),
+      spec('b', 'createPonger', { tickTo: 'a', tickEveryUs: 1_000, untilUs: 10_000 }),
+    ],
+  };
+}
+
+const recv = (tr: TraceRecord[]) => tr.filter((r) => r.kind === 'ping.recv');
+const received = (tr: TraceRecord[]) => recv(tr).map((r) => (r.data as { n: number }).n);
+/** The answer each ping got, by ping number (replies and timeouts interleave in time). */
+const replies = (tr: TraceRecord[]) =>
+  tr
+    .filter((r) => r.kind === 'ping.reply')
+    .map((r) => r.msg)
+    .sort((x, y) => Number(x.split('#')[1]) - Number(y.split('#')[1]));
+const kinds = (tr: TraceRecord[], kind: string) => tr.filter((r) => r.kind === kind);
+const WINDOW = { startUs: 3_000, endUs: 5_000 };
+
+/** Runs `faults` locally and on per-actor threads; asserts both agree; returns the local trace. */
+async function both(t: import('ava').ExecutionContext, faults: Fault[], seed = 1): Promise<TraceRecord[]> {
+  const cfg = pingPong(seed, faults);
+  const local = runLocal(cfg);
+  const threaded = await runThreaded(cfg, 'per-actor');
+  t.deepEqual(threaded.traces, local.traces, 'threads and one thread agree');
+  t.is(threaded.digest, local.digest);
+  t.is(runLocal(cfg).digest, local.digest, 'reproducible');
+  t.not(runLocal(pingPong(seed)).digest, local.digest, 'the fault changed the run');
+  return local.traces;
+}
+
+test('no fault: every ping arrives 100–150 µs after it was sent and is answered', (t) => {
+  const tr = runLocal(pingPong(1)).traces;
+  t.deepEqual(received(tr), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+  for (const r of recv(tr)) {
+    const lat = r.t - (r.data as { sentAt: number }).sentAt;
+    t.true(lat >= 100 && lat <= 150, `latency ${lat}`);
+  }
+  t.deepEqual(replies(tr), Array(10).fill('Pong #' + 0).map((_, i) => `Pong #${i + 1}`));
+});
+
+test('delay adds delayUs to messages sent inside its window only', async (t) => {
+  const tr = await both(t, [{ kind: 'delay', from: 'a', to: 'b', delayUs: 500, ...WINDOW }]);
+  t.deepEqual(received(tr), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+  for (const r of recv(tr)) {
+    const { n, sentAt } = r.data as { n: number; sentAt: number };
+    const lat = r.t - sentAt;
+    if (n === 3 || n === 4) t.true(lat >= 600 && lat <= 650, `#${n} delayed: ${lat}`);
+    else t.true(lat >= 100 && lat <= 150, `#${n} not delayed: ${lat}`);
+  }
+});
+
+test('drop with probability 1 loses the messages sent inside its window; their requests time out', async (t) => {
+  const tr = await both(t, [{ kind: 'drop', from: 'a', to: 'b', probability: 1, ...WINDOW }]);
+  t.deepEqual(received(tr), [1, 2, 5, 6, 7, 8, 9, 10]);
+  t.deepEqual(
+    kinds(tr, 'fault.drop').map((r) => [r.t, r.actor, r.msg]),
+    [
+      [3_000, 'a', 'dropped Ping to b'],
+      [4_000, 'a', 'dropped Ping to b'],
+    ],
+  );
+  t.deepEqual(replies(tr).slice(2, 4), ['RequestTimedOut #3', 'RequestTimedOut #4']);
+});
+
+test('drop with probability 0.5 is drawn from the seed: same seed same losses, threads included', async (t) => {
+  const faults: Fault[] = [{ kind: 'drop', from: '*', to: '*', probability: 0.5, startUs: 0 }];
+  const lost = (seed: number) => runLocal(pingPong(seed, faults)).traces.filter((r) => r.kind === 'fault.drop').map((r) => `${r.t}${r.actor}`);
+  t.deepEqual(lost(7), lost(7));
+  t.true(lost(7).length > 3 && lost(7).length < 17);
+  t.notDeepEqual(lost(7), lost(8));
+  await both(t, faults, 7);
+});
+
+test('duplicate delivers each message sent inside its window twice, the copy delayUs later', async (t) => {
+  const tr = await both(t, [{ kind: 'duplicate', from: 'a', to: 'b', probability: 1, delayUs: 200, ...WINDOW }]);
+  t.deepEqual(received(tr), [1, 2, 3, 3, 4, 4, 5, 6, 7, 8, 9, 10]);
+  const three = recv(tr).filter((r) => (r.data as { n: number }).n === 3);
+  t.is(three[1].t - three[0].t, 200);
+  t.is(kinds(tr, 'fault.duplicate').length, 2);
+  // The second answer finds no pending request: still one reply per ping.
+  t.is(replies(tr).length, 10);
+});
+
+test('partition drops both directions between a and b inside its window', async (t) => {
+  const tr = await both(t, [{ kind: 'partition', a: 'a', b: 'b', ...WINDOW }]);
+  t.deepEqual(received(tr), [1, 2, 5, 6, 7, 8, 9, 10]);
+  const parts = kinds(tr, 'fault.partition').map((r) => [r.t, r.actor, r.msg]);
+  t.deepEqual(parts, [
+    [3_000, 'a', 'dropped Ping to b'],
+    [3_500, 'b', 'dropped Tick to a'],
+    [4_000, 'a', 'dropped Ping to b'],
+    [4_500, 'b', 'dropped Tick to a'],
+  ]);
+  const ticks = tr.filter((r) => r.kind === 'ping.other').map((r) => Math.floor(r.t / 1000));
+  t.deepEqual(ticks, [0, 1, 2, 5, 6, 7, 8, 9]);
+});
+
+test('crash + restart: state and timers lost, messages to the down actor dropped, new incarnation answers', async (t) => {
+  const tr = await both(t, [{ kind: 'crash', actor: 'b', atUs: 3_500, restartAfterUs: 2_000 }]);
+  t.deepEqual(
+    tr.filter((r) => r.kind.startsWith('engine.')).map((r) => [r.t, r.kind, r.msg.replace(/ \(fault \d+\)/, '')]),
+    [
+      [3_500, 'engine.crash', 'crashed'],
+      [tr.find((r) => r.kind === 'engine.drop')!.t, 'engine.drop', 'down: Ping from a'],
+      [kinds(tr, 'engine.drop')[1].t, 'engine.drop', 'down: Ping from a'],
+      [5_500, 'engine.restart', 'restarted as incarnation 2'],
+    ],
+  );
+  t.deepEqual(received(tr), [1, 2, 3, 6, 7, 8, 9, 10]);
+  t.true(recv(tr).every((r) => r.msg.endsWith((r.data as { n: number }).n >= 6 ? 'inc 2' : 'inc 1')));
+  t.deepEqual(replies(tr).slice(2, 6), ['Pong #3', 'RequestTimedOut #4', 'RequestTimedOut #5', 'Pong #6']);
+  // b's Tick timer died with it; the new incarnation restarts it half a period after 5.5 ms.
+  const ticks = tr.filter((r) => r.kind === 'ping.other').map((r) => r.t);
+  t.true(ticks.every((x) => x < 3_500 + 200 || x >= 6_000));
+});
+
+test('a fault injected while paused takes effect at the paused time, on threads as in one thread', async (t) => {
+  const drop: Fault = { kind: 'drop', from: 'a', to: 'b', probability: 1, startUs: 0, endUs: 6_000 };
+  const crash: Fault = { kind: 'crash', actor: 'b', atUs: 0, restartAfterUs: 1_500 };
+  const local = runLocal(pingPong(3), 2_500);
+  local.sim.core.addFault(drop);
+  local.sim.runUntil(6_500);
+  local.sim.core.addFault(crash);
+  local.sim.runUntil(20_000);
+  const want = local.sim.traces();
+  // Pings 3–5 are sent while the drop is active; ping 7 arrives while b is down (6.5–8 ms).
+  t.deepEqual(received(want), [1, 2, 6, 8, 9, 10]);
+  t.is(kinds(want, 'engine.crash')[0].t, 6_500);
+  t.is(kinds(want, 'engine.restart')[0].t, 8_000);
+  for (const placement of ['single', 'shards:2'] as const) {
+    const sim = await Simulation.create({ ...pingPong(3), placement });
+    try {
+      await sim.runUntil(2_500);
+      await sim.injectFault(drop);
+      await sim.runUntil(6_500);
+      await sim.injectFault(crash);
+      await sim.runUntil(20_000);
+      t.deepEqual(await sim.traces(), want, placement);
+      t.is(await sim.digest(), local.sim.digest());
+    } finally {
+      await sim.close();
+    }
+  }
+});
