@@ -105,7 +105,9 @@ export const INVARIANTS: readonly Invariant[] = [
             message: `${f.actor} sent the final DELETE for ${f.pod ?? f.podUid} while container ${running[0].container} (${running[0].containerId}) still ran`,
           });
         }
-        const req = m.requests.find((r) => r.t >= f.t && r.client === f.actor && r.verb === 'delete' && r.resource === 'pods' && r.name === f.pod);
+        // The record is written when the reply arrives; the request is the kubelet's last DELETE of that pod before it.
+        const name = f.pod?.includes('/') ? f.pod.slice(f.pod.indexOf('/') + 1) : f.pod;
+        const req = m.requests.findLast((r) => r.t <= f.t && r.client === f.actor && r.verb === 'delete' && r.resource === 'pods' && r.name === name);
         if (req && req.gracePeriodSeconds !== 0) {
           out.push({ invariant: this.id, t: req.t, message: `${f.actor}'s final DELETE for ${f.pod} carried gracePeriodSeconds=${req.gracePeriodSeconds ?? 'unset'}, not 0` });
         }
@@ -418,7 +420,7 @@ export const INVARIANTS: readonly Invariant[] = [
 /** Ids of every checker, for `expect.invariants.allow` validation. */
 export const INVARIANT_IDS: readonly string[] = INVARIANTS.map((i) => i.id);
 
-/** Runs every checker; `allow` lists ids whose violations are expected (reported, not failing). */
+/** Runs every checker; violations sorted by virtual time. */
 export function checkInvariants(m: TraceModel, ctx: CheckContext): Violation[] {
   return INVARIANTS.flatMap((inv) => inv.check(m, ctx)).sort((a, b) => a.t - b.t);
 }

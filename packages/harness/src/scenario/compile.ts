@@ -129,10 +129,10 @@ export function compileScenario(sc: LoadedScenario, opts: PlanOptions = {}): Run
     if (nodes.indexOf(n.name) !== i) issues.push(src.issue(['cluster', 'nodes', i, 'name'], `duplicate node name ${JSON.stringify(n.name)}`));
   });
   const kubeletCfg = new Map<string, Record<string, unknown>>();
-  cluster.nodes.forEach((n) => {
-    const cfg: Record<string, unknown> = { nodeName: n.name, ...kubeletConfig(cluster.kubelet), ...kubeletConfig(n.kubelet) };
+  cluster.nodes.forEach((n, i) => {
+    // Each node gets its own IP (and, below, its own pod CIDR) as a cluster's IPAM would give it.
+    const cfg: Record<string, unknown> = { nodeName: n.name, nodeIP: `10.0.${Math.floor(i / 250)}.${(i % 250) + 1}`, ...kubeletConfig(cluster.kubelet), ...kubeletConfig(n.kubelet) };
     if (n.capacity) cfg.capacity = Object.fromEntries(Object.entries(n.capacity).map(([k, v]) => [k, String(v)]));
-    if (n.labels) cfg.nodeLabels = n.labels;
     kubeletCfg.set(n.name, cfg);
   });
   const runtimeFaults = new Map<string, RuntimeCallFault[]>(nodes.map((n) => [n, []]));
@@ -306,9 +306,13 @@ export function compileScenario(sc: LoadedScenario, opts: PlanOptions = {}): Run
     { id: 'apiserver', module: ACTOR_MODULES.apiserver, config: {} },
     { id: 'kube-controller-manager', module: ACTOR_MODULES.controllerManager, config: {} },
     { id: 'kube-scheduler', module: ACTOR_MODULES.scheduler, config: {} },
-    ...nodes.flatMap((n) => [
+    ...nodes.flatMap((n, i) => [
       { id: `kubelet/${n}`, module: ACTOR_MODULES.kubelet, config: kubeletCfg.get(n) },
-      { id: `runtime/${n}`, module: ACTOR_MODULES.runtime, config: { nodeName: n, faults: runtimeFaults.get(n) } },
+      {
+        id: `runtime/${n}`,
+        module: ACTOR_MODULES.runtime,
+        config: { nodeName: n, podCidr: `10.${244 + Math.floor(i / 256)}.${i % 256}.0/24`, faults: runtimeFaults.get(n) },
+      },
     ]),
     {
       id: DRIVER_ACTOR,

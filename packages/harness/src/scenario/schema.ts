@@ -30,13 +30,11 @@ export const zKubeletSettings = z.strictObject({
   plegRelistPeriod: zDuration.optional(),
   statusSyncPeriod: zDuration.optional(),
   nodeStatusUpdateFrequency: zDuration.optional(),
-  imagePullDuration: zDuration.optional(),
 });
 
 export const zNode = z.strictObject({
   name: zName,
   capacity: z.record(z.string(), z.union([z.string(), z.number()])).optional(),
-  labels: z.record(z.string(), z.string()).optional(),
   kubelet: zKubeletSettings.optional(),
 });
 
