@@ -17,50 +17,67 @@ import {
 } from '@podsim/api';
 import type { KubeletEnv } from '../env.js';
 import { Kubelet } from '../kubelet.js';
-import { resolveKubeletConfig } from '../kubeletConfig.js';
+import { resolveKubeletConfig, type KubeletConfig } from '../kubeletConfig.js';
 
-/** `createActor(id, config)`: config is a partial {@link KubeletConfig} with at least `nodeName`. */
-export function createActor(id: string, config: unknown): Actor {
-  const cfg = resolveKubeletConfig(config);
-  const runtime = runtimeActorId(cfg.nodeName);
-  let ctx!: ActorContext;
-  let kubelet!: Kubelet;
+/**
+ * A {@link KubeletEnv} over the engine's context: `getCtx()` returns the context of the handler
+ * running now. Timers map to callbacks kept here; CRI calls go to `runtime/<nodeName>`.
+ */
+export function actorEnv(getCtx: () => ActorContext, nodeName: string): { env: KubeletEnv; fireTimer(id: number): void } {
+  const runtime = runtimeActorId(nodeName);
   const callbacks = new Map<number, () => void>();
   let clock: Clock | undefined;
   const env: KubeletEnv = {
-    now: () => ctx.now,
+    now: () => getCtx().now,
     get clock() {
-      clock ??= new Clock(ctx.epochUnixSeconds);
+      clock ??= new Clock(getCtx().epochUnixSeconds);
       return clock;
     },
     setTimer(delayUs, fn) {
-      const t = ctx.setTimer(Math.max(0, delayUs));
+      const t = getCtx().setTimer(Math.max(0, delayUs));
       callbacks.set(t, fn);
       return t;
     },
     cancelTimer(t) {
-      ctx.cancelTimer(t);
+      getCtx().cancelTimer(t);
       callbacks.delete(t);
     },
     cri(req, cb) {
-      ctx.request(runtime, req, (reply) => {
+      getCtx().request(runtime, req, (reply) => {
         if (reply.type === 'RequestTimedOut') return;
         cb(reply as never);
       });
     },
     api(req, cb) {
-      ctx.request(APISERVER_ACTOR, req, (reply) => {
+      getCtx().request(APISERVER_ACTOR, req, (reply) => {
         if (reply.type === 'RequestTimedOut') return;
         cb(reply as ApiResult);
       });
     },
-    jitter: (d, f) => ctx.stream('jitter').jitter(d, f),
-    stream: (name) => ctx.stream(name),
-    newId: () => ctx.newId(10, '0123456789abcdef'),
-    trace: (kind, msg, data) => ctx.trace(kind, msg, data),
-    tracing: (kind) => ctx.tracing(kind),
-    count: (name, delta) => ctx.count(name, delta),
+    jitter: (d, f) => getCtx().stream('jitter').jitter(d, f),
+    stream: (name) => getCtx().stream(name),
+    newId: () => getCtx().newId(10, '0123456789abcdef'),
+    trace: (kind, msg, data) => getCtx().trace(kind, msg, data),
+    tracing: (kind) => getCtx().tracing(kind),
+    count: (name, delta) => getCtx().count(name, delta),
   };
+  return {
+    env,
+    fireTimer(t) {
+      const fn = callbacks.get(t);
+      if (fn === undefined) return;
+      callbacks.delete(t);
+      fn();
+    },
+  };
+}
+
+/** `createActor(id, config)`: config is a partial {@link KubeletConfig} with at least `nodeName`. */
+export function createActor(id: string, config: unknown): Actor {
+  const cfg = resolveKubeletConfig(config);
+  let ctx!: ActorContext;
+  let kubelet!: Kubelet;
+  const { env, fireTimer } = actorEnv(() => ctx, cfg.nodeName);
   return {
     start(c) {
       ctx = c;
@@ -76,10 +93,7 @@ export function createActor(id: string, config: unknown): Actor {
     },
     onTimer(c, _payload, t) {
       ctx = c;
-      const fn = callbacks.get(t);
-      if (fn === undefined) return;
-      callbacks.delete(t);
-      fn();
+      fireTimer(t);
     },
   };
 }
