@@ -17,7 +17,7 @@ import {
 } from '@podsim/api';
 import type { KubeletEnv } from '../env.js';
 import { Kubelet } from '../kubelet.js';
-import { resolveKubeletConfig, type KubeletConfig } from '../kubeletConfig.js';
+import { resolveKubeletConfig } from '../kubeletConfig.js';
 
 /**
  * A {@link KubeletEnv} over the engine's context: `getCtx()` returns the context of the handler
@@ -72,7 +72,7 @@ export function actorEnv(getCtx: () => ActorContext, nodeName: string): { env: K
   };
 }
 
-/** `createActor(id, config)`: config is a partial {@link KubeletConfig} with at least `nodeName`. */
+/** `createActor(id, config)`: config is a partial `KubeletConfig` with at least `nodeName`. */
 export function createActor(id: string, config: unknown): Actor {
   const cfg = resolveKubeletConfig(config);
   let ctx!: ActorContext;
