@@ -75,22 +75,22 @@ export interface PodCacheReader {
   getNewerThan(uid: string, minTime: number, cb: (status: RuntimePodStatus) => void): void;
 }
 
-/** `podSyncStatus`. Times are virtual µs; 0 = unset. */
+/** `podSyncStatus`. Times are virtual µs; undefined = unset (virtual time 0 is a real instant). */
 export interface PodSyncStatus {
   ctx: WorkerContext | undefined;
   working: boolean;
   syncedAt: number;
-  terminatingAt: number;
+  terminatingAt: number | undefined;
   startedTerminating: boolean;
   deleted: boolean;
   /** Seconds; 0 = not yet computed. */
   gracePeriod: number;
   evicted: boolean;
-  terminatedAt: number;
+  terminatedAt: number | undefined;
   finished: boolean;
   notifyPostTerminating: (() => void)[];
   statusPostTerminating: ((s: PodStatus) => PodStatus)[];
-  /** managePodLoop's `lastSyncTime` (the goroutine's local). */
+  /** managePodLoop's `lastSyncTime` (the goroutine's local; -1 = zero time). */
   lastSyncTime: number;
   /** A goroutine exists (`podUpdates[uid]`). */
   hasLoop: boolean;
@@ -153,17 +153,17 @@ export class PodWorkers {
   /** `CouldHaveRunningContainers`. */
   couldHaveRunningContainers(uid: string): boolean {
     const s = this.podSyncStatuses.get(uid);
-    return s ? s.terminatedAt === 0 : !this.podsSynced;
+    return s ? s.terminatedAt === undefined : !this.podsSynced;
   }
   /** `IsPodTerminationRequested`. */
   isPodTerminationRequested(uid: string): boolean {
     const s = this.podSyncStatuses.get(uid);
-    return s ? s.terminatingAt !== 0 : false;
+    return s ? s.terminatingAt !== undefined : false;
   }
   /** `IsPodKnownTerminated`. */
   isPodKnownTerminated(uid: string): boolean {
     const s = this.podSyncStatuses.get(uid);
-    return s ? s.terminatedAt !== 0 : false;
+    return s ? s.terminatedAt !== undefined : false;
   }
   /** `ShouldPodContainersBeTerminating`. */
   shouldPodContainersBeTerminating(uid: string): boolean {
@@ -173,12 +173,12 @@ export class PodWorkers {
   /** `ShouldPodRuntimeBeRemoved`. */
   shouldPodRuntimeBeRemoved(uid: string): boolean {
     const s = this.podSyncStatuses.get(uid);
-    return s ? s.terminatedAt !== 0 : this.podsSynced;
+    return s ? s.terminatedAt !== undefined : this.podsSynced;
   }
   /** `ShouldPodContentBeRemoved`. */
   shouldPodContentBeRemoved(uid: string): boolean {
     const s = this.podSyncStatuses.get(uid);
-    return s ? s.evicted || (s.deleted && s.terminatedAt !== 0) : this.podsSynced;
+    return s ? s.evicted || (s.deleted && s.terminatedAt !== undefined) : this.podsSynced;
   }
 
   // ---- UpdatePod ----------------------------------------------------------------------------
@@ -201,16 +201,16 @@ export class PodWorkers {
         ctx: undefined,
         working: false,
         syncedAt: now,
-        terminatingAt: 0,
+        terminatingAt: undefined,
         startedTerminating: false,
         deleted: false,
         gracePeriod: 0,
         evicted: false,
-        terminatedAt: 0,
+        terminatedAt: undefined,
         finished: false,
         notifyPostTerminating: [],
         statusPostTerminating: [],
-        lastSyncTime: 0,
+        lastSyncTime: -1,
         hasLoop: false,
         isRuntimePod: false,
       };
@@ -220,7 +220,7 @@ export class PodWorkers {
     if (status.finished) return;
 
     let becameTerminating = false;
-    if (status.terminatingAt === 0) {
+    if (status.terminatingAt === undefined) {
       if (isRuntimePod) {
         status.deleted = true;
         status.terminatingAt = now;
@@ -242,13 +242,13 @@ export class PodWorkers {
     let workType: PodWorkType;
     let wasGracePeriodShortened = false;
     let opts: UpdatePodOptions & { pod: Pod } = { ...options, pod };
-    if (status.terminatedAt !== 0) {
+    if (status.terminatedAt !== undefined) {
       // A runtime pod kill from a stale housekeeping view is ignored until the worker completes.
       if (isRuntimePod) return;
       workType = 'TerminatedPodWork';
       options.killPodOptions?.completed?.();
       opts = { ...opts, killPodOptions: undefined };
-    } else if (status.terminatingAt !== 0) {
+    } else if (status.terminatingAt !== undefined) {
       workType = 'TerminatingPodWork';
       const kpo = options.killPodOptions ?? {};
       if (kpo.completed) status.notifyPostTerminating.push(kpo.completed);
@@ -430,7 +430,7 @@ export class PodWorkers {
         this.podSyncStatuses.delete(uid);
         this.lastUndeliveredWorkUpdate.delete(uid);
       }
-      out.set(uid, s.terminatedAt !== 0 ? 'TerminatedPodWork' : s.terminatingAt !== 0 ? 'TerminatingPodWork' : 'SyncPodWork');
+      out.set(uid, s.terminatedAt !== undefined ? 'TerminatedPodWork' : s.terminatingAt !== undefined ? 'TerminatingPodWork' : 'SyncPodWork');
     }
     return out;
   }
