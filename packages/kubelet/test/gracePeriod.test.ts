@@ -21,6 +21,10 @@ const table: Array<[string, number, Pod, number | undefined, number, boolean]> =
   ['remembered grace only shrinks: longer dgps ignored', 10, pod(30, 30), undefined, 10, false],
   ['second delete with a shorter grace shortens', 30, pod(30, 5), undefined, 5, true],
   ['force delete while terminating keeps the remembered grace (C04 variant B)', 30, pod(30, 0), undefined, 30, false],
+  // Upstream quirk (pod_workers.go: `gracePeriod == 0 || *override < gracePeriod` lets dgps 0 zero the
+  // value, then the TGPS fallback applies): a force delete after a shortened grace grows it back to
+  // TGPS and counts as "shortened" (10 ≠ 30), which cancels the in-flight sync.
+  ['force delete after a shortened grace falls back to TGPS', 10, pod(30, 0), undefined, 30, true],
   ['override 0 while terminating is ignored (0 is unset)', 30, pod(30, 30), 0, 30, false],
   ['a larger override never grows the grace', 5, pod(30, 5), 60, 5, false],
   ['same value is not "shortened"', 10, pod(30, 10), undefined, 10, false],

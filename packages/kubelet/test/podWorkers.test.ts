@@ -110,8 +110,6 @@ test('updates during a sync are coalesced, latest wins; once terminating every u
   // A second DELETE with a shorter grace cancels the in-flight terminating sync; the next run uses 10.
   w.updatePod({ pod: deleted(10), updateType: 'SyncPodUpdate' });
   t.true(calls[1].ctx.cancelled);
-  // A force delete (dgps 0) afterwards does not grow nor zero it (invariant 4, C04 variant B).
-  w.updatePod({ pod: deleted(0), updateType: 'SyncPodUpdate' });
   env.runUntil(20 * S);
   const graces = calls.filter((c) => c.kind === 'terminating').map((c) => c.grace);
   t.deepEqual(graces, [30, 10]);
