@@ -57,10 +57,11 @@ export function isPodStatusByKubeletEqual(oldStatus: PodStatus, status: PodStatu
 }
 
 /**
- * The strategic-merge patch from `oldStatus` to `newStatus` (what `PatchPodStatus` sends):
- * top-level fields that changed; lists with a merge key are sent whole (every item, with
- * explicit nulls for fields an item lost), so the apiserver's merge by key gives exactly the
- * new list. `undefined` when nothing changed (`unchanged`: no request is made).
+ * The strategic-merge patch from `oldStatus` to `newStatus` (what `PatchPodStatus` sends, like
+ * `strategicpatch.CreateTwoWayMergePatch`): changed top-level fields; for lists with a merge key
+ * (conditions by type, containerStatuses by name, podIPs by ip) the changed items with explicit
+ * nulls for fields they lost, `$patch: delete` for removed items and `$setElementOrder/<list>`.
+ * `undefined` when nothing changed (`unchanged`: no request is made).
  */
 export function preparePatchForPodStatus(uid: string, oldStatus: PodStatus, newStatus: PodStatus): Record<string, unknown> | undefined {
   const patch: Record<string, unknown> = {};
@@ -73,9 +74,15 @@ export function preparePatchForPodStatus(uid: string, oldStatus: PodStatus, newS
     else if (Array.isArray(n[k]) && Array.isArray(o[k])) {
       const key = k === 'conditions' ? 'type' : k === 'podIPs' ? 'ip' : 'name';
       const oldItems = o[k] as Record<string, unknown>[];
-      const items = (n[k] as Record<string, unknown>[]).map((it) => withNulls(oldItems.find((x) => x[key] === it[key]), it));
-      for (const old of oldItems) if (!(n[k] as Record<string, unknown>[]).some((x) => x[key] === old[key])) items.push({ [key]: old[key], $patch: 'delete' });
-      patch[k] = items;
+      const newItems = n[k] as Record<string, unknown>[];
+      const items: unknown[] = [];
+      for (const it of newItems) {
+        const prev = oldItems.find((x) => x[key] === it[key]);
+        if (!deepEqual(prev, it)) items.push(withNulls(prev, it));
+      }
+      for (const old of oldItems) if (!newItems.some((x) => x[key] === old[key])) items.push({ [key]: old[key], $patch: 'delete' });
+      patch[`$setElementOrder/${k}`] = newItems.map((it) => ({ [key]: it[key] }));
+      if (items.length > 0) patch[k] = items;
     } else patch[k] = withNulls(o[k], n[k]);
   }
   if (Object.keys(patch).length === 0) return undefined;

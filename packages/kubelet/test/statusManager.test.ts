@@ -1,0 +1,187 @@
+/**
+ * The status manager (status_manager.go, spec §10) against a fake apiserver: PATCH only when the
+ * status changed, the final DELETE only once resources are reclaimed (grace 0, UID
+ * precondition), 404 / UID mismatch / 409 handling, the 10 s batch retrying a failed write.
+ */
+import test from 'ava';
+import type { ApiDelete, ApiPatch, ApiRequest, ApiResult, Pod, PodStatus } from '@podsim/api';
+import { ApiClient } from '../src/apiClient.js';
+import { mergePodStatus, preparePatchForPodStatus, StatusManager } from '../src/status/statusManager.js';
+import { FakeEnv, S } from './fakeEnv.js';
+
+/** Applies the kubelet's status patch the way strategic merge does for its shape (lists by key, nulls delete). */
+function applyPatch(target: unknown, patch: unknown, key?: string): unknown {
+  if (Array.isArray(patch) && Array.isArray(target) && key) {
+    const out = [...(target as Record<string, unknown>[])];
+    for (const it of patch as Record<string, unknown>[]) {
+      const i = out.findIndex((x) => x[key] === it[key]);
+      if (it.$patch === 'delete') {
+        if (i >= 0) out.splice(i, 1);
+      } else if (i >= 0) out[i] = applyPatch(out[i], it) as Record<string, unknown>;
+      else out.push(applyPatch(undefined, it) as Record<string, unknown>);
+    }
+    return out;
+  }
+  if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) return patch;
+  const out: Record<string, unknown> = target && typeof target === 'object' ? { ...(target as object) } : {};
+  for (const [k, v] of Object.entries(patch)) {
+    if (k.startsWith('$setElementOrder/')) continue;
+    if (v === null) delete out[k];
+    else out[k] = applyPatch(out[k], v, k === 'conditions' ? 'type' : k === 'containerStatuses' ? 'name' : undefined);
+  }
+  for (const [k, order] of Object.entries(patch)) {
+    if (!k.startsWith('$setElementOrder/')) continue;
+    const list = k.slice('$setElementOrder/'.length);
+    const key = list === 'conditions' ? 'type' : 'name';
+    const cur = (out[list] ?? []) as Record<string, unknown>[];
+    out[list] = (order as Record<string, unknown>[]).map((o) => cur.find((x) => x[key] === o[key])).filter((x) => x !== undefined);
+  }
+  return out;
+}
+
+function setup(reclaimed: () => boolean) {
+  let stored: Pod | undefined = {
+    metadata: { name: 'p', namespace: 'ns', uid: 'u1', deletionTimestamp: '2025-01-01T00:00:30Z', deletionGracePeriodSeconds: 30 },
+    spec: { containers: [{ name: 'app' }] },
+    status: { phase: 'Running', conditions: [{ type: 'PodScheduled', status: 'True' }, { type: 'example.com/gate', status: 'True' }] },
+  };
+  const log: string[] = [];
+  let writes = 0;
+  let patchFails = 0;
+  const env = new FakeEnv(undefined, (req: ApiRequest, reply: (r: ApiResult) => void) => {
+    const nf = { type: 'ApiResult' as const, code: 404, body: { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', code: 404, reason: 'NotFound' } as never };
+    log.push(req.type);
+    if (req.type === 'ApiGet') return reply(stored ? { type: 'ApiResult', code: 200, body: stored } : nf);
+    if (req.type === 'ApiPatch') {
+      if (!stored) return reply(nf);
+      if (patchFails > 0) {
+        patchFails--;
+        return reply({ type: 'ApiResult', code: 500, body: { kind: 'Status' } as never });
+      }
+      const p = (req as ApiPatch).patch as { status: unknown };
+      stored = { ...stored, status: applyPatch(stored.status, p.status) as PodStatus };
+      writes++;
+      return reply({ type: 'ApiResult', code: 200, body: stored });
+    }
+    if (req.type === 'ApiDelete') {
+      const d = req as ApiDelete;
+      if (!stored) return reply(nf);
+      if (d.options?.preconditions?.uid !== stored.metadata.uid) return reply({ type: 'ApiResult', code: 409, body: { kind: 'Status' } as never });
+      stored = undefined;
+      return reply({ type: 'ApiResult', code: 200, body: {} as never });
+    }
+  });
+  const sm = new StatusManager({
+    env,
+    client: new ApiClient(env, 5, 10),
+    getPodByUID: () => stored,
+    podResourcesAreReclaimed: () => reclaimed(),
+    syncPeriodUs: 10 * S,
+  });
+  sm.start();
+  return {
+    env,
+    sm,
+    log,
+    get stored() {
+      return stored;
+    },
+    set stored(p: Pod | undefined) {
+      stored = p;
+    },
+    writes: () => writes,
+    failPatches: (n: number) => (patchFails = n),
+  };
+}
+
+const running: PodStatus = {
+  phase: 'Running',
+  conditions: [{ type: 'Ready', status: 'True' }, { type: 'PodScheduled', status: 'True' }],
+  containerStatuses: [{ name: 'app', ready: true, restartCount: 0, image: 'nginx', imageID: '', containerID: 'containerd://c1', state: { running: { startedAt: '2025-01-01T00:00:01Z' } }, lastState: {} }],
+};
+const terminated: PodStatus = {
+  phase: 'Running',
+  conditions: [{ type: 'Ready', status: 'False', reason: 'ContainersNotReady' }, { type: 'PodScheduled', status: 'True' }],
+  containerStatuses: [{ name: 'app', ready: false, restartCount: 0, image: 'nginx', imageID: '', containerID: 'containerd://c1', state: { terminated: { exitCode: 0, reason: 'Completed' } }, lastState: {} }],
+};
+
+test('unchanged status: GET but no PATCH (no write, no watch event)', (t) => {
+  const f = setup(() => false);
+  const pod = f.stored!;
+  f.sm.setPodStatus(pod, running);
+  f.env.runUntil(S);
+  t.is(f.writes(), 1);
+  // A deleting pod forces a new version even if nothing changed; the PATCH is skipped.
+  f.sm.setPodStatus(f.stored!, running);
+  f.env.runUntil(2 * S);
+  t.deepEqual(f.log, ['ApiGet', 'ApiPatch', 'ApiGet'], JSON.stringify(f.env.apiCalls.filter((c) => c.req.type === 'ApiPatch').map((c) => (c.req as ApiPatch).patch)));
+  t.is(f.writes(), 1);
+});
+
+test('the patch turns running into terminated exactly (explicit null for the old state) and keeps foreign conditions', (t) => {
+  const f = setup(() => false);
+  f.sm.setPodStatus(f.stored!, running);
+  f.env.runUntil(S);
+  f.sm.setPodStatus(f.stored!, terminated);
+  f.env.runUntil(2 * S);
+  const cs = f.stored!.status!.containerStatuses![0];
+  t.deepEqual(Object.keys(cs.state), ['terminated']);
+  t.truthy(f.stored!.status!.conditions!.find((c) => c.type === 'example.com/gate'), 'non-kubelet condition preserved (mergePodStatus)');
+  t.is(f.stored!.status!.conditions!.find((c) => c.type === 'Ready')!.status, 'False');
+});
+
+test('invariant 2/18: no DELETE until resources are reclaimed, then DELETE grace 0 with the UID precondition', (t) => {
+  let reclaimed = false;
+  const f = setup(() => reclaimed);
+  f.sm.setPodStatus(f.stored!, terminated);
+  f.env.runUntil(25 * S); // two batches pass: still no delete
+  t.false(f.log.includes('ApiDelete'));
+  reclaimed = true;
+  f.sm.terminatePod(f.stored!);
+  f.env.runUntil(26 * S);
+  const del = f.env.apiCalls.find((c) => c.req.type === 'ApiDelete')!.req as ApiDelete;
+  t.deepEqual(del.options, { gracePeriodSeconds: 0, preconditions: { uid: 'u1' } });
+  t.is(f.stored, undefined);
+  t.false(f.sm.podStatuses.has('u1'));
+  const fd = f.env.traces.find((r) => r.kind === 'kubelet.finalDelete');
+  t.is(fd?.data?.code, 200);
+});
+
+test('a pod without a deletionTimestamp is never deleted, even when reclaimed', (t) => {
+  const f = setup(() => true);
+  f.stored = { ...f.stored!, metadata: { name: 'p', namespace: 'ns', uid: 'u1' } };
+  f.sm.setPodStatus(f.stored!, terminated);
+  f.env.runUntil(25 * S);
+  t.false(f.log.includes('ApiDelete'));
+});
+
+test('GET 404 (force-deleted elsewhere) ends the sync without writes; a recreated pod (new UID) is never patched or deleted', (t) => {
+  const f = setup(() => true);
+  const old = f.stored!;
+  f.stored = undefined;
+  f.sm.setPodStatus(old, terminated);
+  f.env.runUntil(S);
+  t.deepEqual(f.log, ['ApiGet']);
+  f.stored = { ...old, metadata: { ...old.metadata, uid: 'u2' } };
+  f.sm.setPodStatus(old, running);
+  f.env.runUntil(2 * S);
+  t.deepEqual(f.log, ['ApiGet', 'ApiGet']);
+  t.false(f.sm.podStatuses.has('u1'), 'the cache entry of the old UID is dropped');
+  t.is(f.stored?.metadata.uid, 'u2');
+});
+
+test('a failed PATCH is retried by the 10 s batch', (t) => {
+  const f = setup(() => false);
+  f.failPatches(1);
+  f.sm.setPodStatus(f.stored!, terminated);
+  f.env.runUntil(S);
+  t.is(f.writes(), 0);
+  f.env.runUntil(11 * S);
+  t.is(f.writes(), 1);
+});
+
+test('preparePatchForPodStatus: undefined when unchanged; mergePodStatus keeps only foreign API conditions', (t) => {
+  t.is(preparePatchForPodStatus('u', running, running), undefined);
+  const m = mergePodStatus({ conditions: [{ type: 'x', status: 'True' }, { type: 'Ready', status: 'True' }] }, { conditions: [{ type: 'Ready', status: 'False' }] });
+  t.deepEqual(m.conditions, [{ type: 'x', status: 'True' }, { type: 'Ready', status: 'False' }]);
+});
