@@ -14,6 +14,8 @@ export const STATUS_REASON_CODES = {
   Conflict: 409,
   Invalid: 422,
   Gone: 410,
+  /** Watch / list from a resourceVersion older than the history (`NewResourceExpired`). */
+  Expired: 410,
   BadRequest: 400,
   MethodNotAllowed: 405,
   NotAcceptable: 406,
@@ -21,6 +23,8 @@ export const STATUS_REASON_CODES = {
   RequestEntityTooLarge: 413,
   TooManyRequests: 429,
   InternalError: 500,
+  /** `NewServerTimeout` (e.g. a generateName collision on create). */
+  ServerTimeout: 500,
   Timeout: 504,
   Forbidden: 403,
 } as const;

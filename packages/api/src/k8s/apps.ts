@@ -14,12 +14,22 @@ export interface ReplicaSetSpec {
   template: PodTemplateSpec;
 }
 
+export interface ReplicaSetCondition {
+  type: string;
+  status: 'True' | 'False' | 'Unknown';
+  lastTransitionTime?: string;
+  reason?: string;
+  message?: string;
+}
+
 export interface ReplicaSetStatus {
+  /** Not omitempty on the wire: a new ReplicaSet is stored with `status: {replicas: 0}`. */
   replicas: number;
   fullyLabeledReplicas?: number;
   readyReplicas?: number;
   availableReplicas?: number;
   observedGeneration?: number;
+  conditions?: ReplicaSetCondition[];
 }
 
 export interface ReplicaSet extends KubeObject {
@@ -67,6 +77,7 @@ export interface DeploymentStatus {
   availableReplicas?: number;
   unavailableReplicas?: number;
   conditions?: DeploymentCondition[];
+  collisionCount?: number;
 }
 
 export interface Deployment extends KubeObject {

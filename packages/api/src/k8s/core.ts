@@ -49,12 +49,15 @@ export interface ResourceRequirements {
 export interface ContainerPort {
   name?: string;
   containerPort: number;
-  protocol?: string;
+  hostPort?: number;
+  hostIP?: string;
+  protocol?: 'TCP' | 'UDP' | 'SCTP' | string;
 }
 
 export interface EnvVar {
   name: string;
   value?: string;
+  valueFrom?: Record<string, unknown>;
 }
 
 export interface VolumeMount {
@@ -78,7 +81,11 @@ export interface Container {
   startupProbe?: Probe;
   imagePullPolicy?: 'Always' | 'IfNotPresent' | 'Never';
   terminationMessagePath?: string;
-  terminationMessagePolicy?: string;
+  terminationMessagePolicy?: 'File' | 'FallbackToLogsOnError' | string;
+  workingDir?: string;
+  stdin?: boolean;
+  tty?: boolean;
+  securityContext?: Record<string, unknown>;
 }
 
 export interface Volume {
@@ -110,8 +117,20 @@ export interface PodSpec {
   schedulerName?: string;
   tolerations?: Toleration[];
   priority?: number;
-  dnsPolicy?: string;
+  priorityClassName?: string;
+  preemptionPolicy?: 'PreemptLowerPriority' | 'Never';
+  dnsPolicy?: 'ClusterFirst' | 'ClusterFirstWithHostNet' | 'Default' | 'None' | string;
   serviceAccountName?: string;
+  /** Deprecated alias of serviceAccountName (kept in sync by defaulting). */
+  serviceAccount?: string;
+  automountServiceAccountToken?: boolean;
+  hostNetwork?: boolean;
+  hostname?: string;
+  subdomain?: string;
+  enableServiceLinks?: boolean;
+  securityContext?: Record<string, unknown>;
+  affinity?: Record<string, unknown>;
+  runtimeClassName?: string;
   readinessGates?: { conditionType: string }[];
 }
 
@@ -177,6 +196,13 @@ export interface PodStatus {
   qosClass?: string;
 }
 
+/** core/v1 Binding: the body of `POST pods/<name>/binding` (what the scheduler sends). */
+export interface Binding extends KubeObject {
+  apiVersion?: 'v1';
+  kind?: 'Binding';
+  target: ObjectReference;
+}
+
 export interface Pod extends KubeObject {
   apiVersion?: 'v1';
   kind?: 'Pod';
@@ -203,6 +229,8 @@ export interface Taint {
 
 export interface NodeSpec {
   podCIDR?: string;
+  podCIDRs?: string[];
+  providerID?: string;
   unschedulable?: boolean;
   taints?: Taint[];
 }
@@ -217,7 +245,12 @@ export interface NodeStatus {
   allocatable?: Record<string, string>;
   conditions?: NodeCondition[];
   addresses?: NodeAddress[];
+  daemonEndpoints?: { kubeletEndpoint?: { Port: number } };
   nodeInfo?: {
+    machineID?: string;
+    systemUUID?: string;
+    bootID?: string;
+    kubeProxyVersion?: string;
     kubeletVersion?: string;
     containerRuntimeVersion?: string;
     osImage?: string;
@@ -237,6 +270,7 @@ export interface Node extends KubeObject {
 export interface Namespace extends KubeObject {
   apiVersion?: 'v1';
   kind?: 'Namespace';
+  spec?: { finalizers?: string[] };
   status?: { phase?: 'Active' | 'Terminating' };
 }
 
@@ -262,4 +296,11 @@ export interface Event extends KubeObject {
   lastTimestamp?: string;
   count?: number;
   type?: 'Normal' | 'Warning';
+  /** events.k8s.io-era fields (MicroTime = RFC 3339 with µs). */
+  eventTime?: string;
+  series?: { count?: number; lastObservedTime?: string };
+  action?: string;
+  related?: ObjectReference;
+  reportingComponent?: string;
+  reportingInstance?: string;
 }

@@ -14,10 +14,22 @@ export interface OwnerReference {
   blockOwnerDeletion?: boolean;
 }
 
+export interface ManagedFieldsEntry {
+  manager?: string;
+  operation?: 'Apply' | 'Update';
+  apiVersion?: string;
+  time?: string;
+  fieldsType?: string;
+  fieldsV1?: Record<string, unknown>;
+  subresource?: string;
+}
+
 export interface ObjectMeta {
   name?: string;
   generateName?: string;
   namespace?: string;
+  /** Always empty when served (deprecated; cleared by the apiserver since 1.20). */
+  selfLink?: string;
   uid?: string;
   resourceVersion?: string;
   generation?: number;
@@ -28,11 +40,26 @@ export interface ObjectMeta {
   annotations?: Record<string, string>;
   ownerReferences?: OwnerReference[];
   finalizers?: string[];
+  /** Ignored and cleared by the apiserver (`rest.BeforeCreate`/`BeforeUpdate`). */
+  clusterName?: string;
+  managedFields?: ManagedFieldsEntry[];
+}
+
+/** The GC finalizers `deletionFinalizersForGarbageCollection` adds (metav1 `FinalizerOrphanDependents`, `FinalizerDeleteDependents`). */
+export const FINALIZER_ORPHAN_DEPENDENTS = 'orphan';
+export const FINALIZER_DELETE_DEPENDENTS = 'foregroundDeletion';
+
+/** `meta.k8s.io/v1 PartialObjectMetadata`: what a Table row carries by default (`includeObject=Metadata`). */
+export interface PartialObjectMetadata {
+  kind: 'PartialObjectMetadata';
+  apiVersion: 'meta.k8s.io/v1';
+  metadata: ObjectMeta;
 }
 
 export interface ListMeta {
   resourceVersion?: string;
   continue?: string;
+  remainingItemCount?: number;
 }
 
 /** Anything with `apiVersion`/`kind`/`metadata`. */
@@ -92,6 +119,9 @@ export interface Status {
   code: number;
 }
 
+/** `metav1.DeletionPropagation`. */
+export type DeletionPropagation = 'Orphan' | 'Background' | 'Foreground';
+
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
 
 /** `metav1.WatchEvent`: `object` is the resource (or a Status for ERROR, a Table row for as=Table). */
@@ -108,11 +138,23 @@ export interface TableColumnDefinition {
   priority: number;
 }
 
+/** `metav1.TableRowCondition` (printPod marks Succeeded/Failed pods `Completed`). */
+export interface TableRowCondition {
+  type: 'Completed' | string;
+  status: 'True' | 'False' | 'Unknown';
+  reason?: string;
+  message?: string;
+}
+
 export interface TableRow {
   cells: unknown[];
+  conditions?: TableRowCondition[];
   /** The object (or PartialObjectMetadata) the row was printed from. */
   object?: unknown;
 }
+
+/** `metav1.IncludeObjectPolicy`: what `row.object` carries (`Metadata` is the default). */
+export type IncludeObjectPolicy = 'None' | 'Metadata' | 'Object';
 
 /** `meta.k8s.io/v1 Table`, as the apiserver returns for `Accept: ...;as=Table`. */
 export interface Table {

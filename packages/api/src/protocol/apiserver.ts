@@ -7,7 +7,7 @@
  * The shapes follow the Kubernetes REST API (the HTTP facade translates 1:1): `code` is the
  * HTTP status the real apiserver would answer, `body` is what it would put in the response.
  */
-import type { DeleteOptions, KubeList, KubeObject, Status, Table, WatchEvent } from '../k8s/meta.js';
+import type { DeleteOptions, IncludeObjectPolicy, KubeList, KubeObject, Status, Table, WatchEvent } from '../k8s/meta.js';
 
 /** Resources podsim serves. */
 export type ResourceName = 'pods' | 'nodes' | 'namespaces' | 'events' | 'replicasets' | 'deployments';
@@ -24,23 +24,32 @@ interface Target {
   readonly namespace?: string;
 }
 
-/** GET one object. `asTable` asks for a `meta.k8s.io/v1 Table` printed by the apiserver's printers. */
-export interface ApiGet extends Target {
-  readonly type: 'ApiGet';
-  readonly name: string;
-  readonly subresource?: Subresource;
+/**
+ * Table output options shared by get, list and watch. The real apiserver always prints every
+ * column (kubectl hides priority-1 columns itself unless `-o wide`); podsim does the hiding
+ * server-side unless `wide` is set, so the HTTP facade passes `wide: true` and in-simulation
+ * clients (the driver printing `kubectl get -w` rows) get exactly what kubectl would show.
+ */
+interface TableOptions {
   readonly asTable?: boolean;
   /** `-o wide`: include priority-1 columns in Table output. */
   readonly wide?: boolean;
+  /** What each row's `object` holds (`?includeObject=`); default `Metadata` (PartialObjectMetadata). */
+  readonly includeObject?: IncludeObjectPolicy;
+}
+
+/** GET one object. `asTable` asks for a `meta.k8s.io/v1 Table` printed by the apiserver's printers. */
+export interface ApiGet extends Target, TableOptions {
+  readonly type: 'ApiGet';
+  readonly name: string;
+  readonly subresource?: Subresource;
 }
 
 /** LIST. Selectors use the Kubernetes string syntax (`app=minio,tier!=db`, `spec.nodeName=node-1`). */
-export interface ApiList extends Target {
+export interface ApiList extends Target, TableOptions {
   readonly type: 'ApiList';
   readonly labelSelector?: string;
   readonly fieldSelector?: string;
-  readonly asTable?: boolean;
-  readonly wide?: boolean;
 }
 
 /** POST. `object.metadata.generateName` is honoured. */
@@ -83,18 +92,27 @@ export interface ApiDelete extends Target {
 
 /**
  * Starts a watch. Events with a resourceVersion greater than `resourceVersion` are sent (from the
- * bounded history; 410 Gone if it is too old). Without `resourceVersion`, the watch starts with
- * synthetic ADDED events for every current object (like `kubectl get -w` without a list).
- * `watchId` is chosen by the client and must be unique per client actor.
+ * bounded history). Without `resourceVersion` (or with `"0"`), the watch starts with synthetic
+ * ADDED events for every current matching object (like `kubectl get -w` without a list).
+ * `watchId` is chosen by the client and must be unique per client actor; a second ApiWatch with
+ * the same id from the same actor replaces the first (how a restarted actor re-watches).
+ *
+ * The reply is `ApiResult{code: 200, body: Status Success}`, sent before any event. As in the
+ * real watch cache, a `resourceVersion` older than the history is not an HTTP error: the reply
+ * is still 200 and is followed by one ERROR event carrying `Status{code: 410, reason: Expired,
+ * message: "too old resource version: <rv> (<oldest-1>)"}`, which ends the watch (relist, then
+ * watch again). A malformed selector or resourceVersion gets a 400 reply and no watch; a
+ * resourceVersion newer than the store's gets 504 (`Too large resource version`).
+ *
+ * Field-selector watches see transitions like the real watch cache: an object that starts to
+ * match arrives as ADDED, one that stops matching as DELETED (previous state, the write's RV).
  */
-export interface ApiWatch extends Target {
+export interface ApiWatch extends Target, TableOptions {
   readonly type: 'ApiWatch';
   readonly watchId: string;
   readonly labelSelector?: string;
   readonly fieldSelector?: string;
   readonly resourceVersion?: string;
-  readonly asTable?: boolean;
-  readonly wide?: boolean;
 }
 
 /** Stops a watch (a kubectl that disconnected, a reflector that restarts). */
@@ -117,9 +135,12 @@ export interface ApiResult<B = KubeObject | KubeList | Table | Status> {
 
 /**
  * One watch event, pushed to the watcher. Multicast to every watcher actor whose watch matched:
- * `watchIds` lists all matching watch ids of all recipients (a recipient picks its own).
- * For `asTable` watches `event.object` is a Table with one row (what kubectl -w prints).
- * An ERROR event carries a Status (e.g. 410 Gone) and ends the watch.
+ * `watchIds` lists all matching watch ids of all recipients (a recipient picks its own). The
+ * apiserver guarantees that no id in the list names one of the recipient's own watches that did
+ * not match (it splits the multicast when ids collide), so "my ids ∩ watchIds" is exact.
+ * For `asTable` watches `event.object` is a Table with one row (what kubectl -w prints), printed
+ * at the apiserver's clock when the event is sent.
+ * An ERROR event carries a Status (e.g. 410 Expired) and ends the watch.
  */
 export interface ApiWatchEvent {
   readonly type: 'ApiWatchEvent';
