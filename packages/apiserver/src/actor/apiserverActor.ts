@@ -1,0 +1,130 @@
+/**
+ * The `apiserver` actor: a thin shell around {@link ApiServer}. It decodes each
+ * {@link ApiRequest}, steps the pure machine at `ctx.now`, replies through `ctx.reply`, then
+ * multicasts the watch events the request caused (one body per event and format, `watchIds`
+ * naming the watches), and traces `api.write` per storage write and `api.request` per request
+ * (fields in docs/conventions.md). With `serviceTimeUs > 0` requests queue FIFO behind a single
+ * processor and are handled when their service time ends; otherwise the answer is instant.
+ */
+import type { Actor, ActorContext, ApiRequest, Envelope, Pod } from '@podsim/api';
+import { ApiServer, type ApiServerConfig } from '../apiServer.js';
+import type { RequestContext } from '../registry/strategy.js';
+import type { StorageEvent } from '../storage/interfaces.js';
+
+const REQUEST_TYPES = new Set(['ApiGet', 'ApiList', 'ApiCreate', 'ApiUpdate', 'ApiPatch', 'ApiDelete', 'ApiWatch', 'ApiUnwatch']);
+
+const VERBS: Record<string, string> = {
+  ApiGet: 'get',
+  ApiList: 'list',
+  ApiCreate: 'create',
+  ApiUpdate: 'update',
+  ApiPatch: 'patch',
+  ApiDelete: 'delete',
+  ApiWatch: 'watch',
+  ApiUnwatch: 'unwatch',
+};
+
+function requestContext(ctx: ActorContext, core: ApiServer): RequestContext {
+  return {
+    now: ctx.now,
+    clock: core.clock,
+    newId: (size, alphabet) => ctx.newId(size, alphabet),
+    uuid: () => ctx.uuid(),
+  };
+}
+
+/** `ActorFactory` for the apiserver; `config` is an {@link ApiServerConfig} (plain data). */
+export function createActor(_id: string, config: unknown): Actor {
+  const cfg = (config ?? {}) as ApiServerConfig;
+  const serviceTimeUs = cfg.serviceTimeUs ?? 0;
+  const traceOn = cfg.trace ?? true;
+  let core: ApiServer;
+  let current: ActorContext;
+  const queue: Envelope[] = [];
+  let busy = false;
+
+  const traceWrite = (ev: StorageEvent, resource: string) => {
+    const ctx = current;
+    ctx.count('api.writes');
+    if (!traceOn || !ctx.tracing('api.write')) return;
+    const m = ev.object.metadata;
+    const data: Record<string, unknown> = {
+      event: ev.type,
+      resource,
+      namespace: m.namespace ?? '',
+      name: m.name ?? '',
+      uid: m.uid ?? '',
+      rv: m.resourceVersion ?? '',
+    };
+    if (m.deletionTimestamp !== undefined) data.deletionTimestamp = m.deletionTimestamp;
+    if (m.deletionGracePeriodSeconds !== undefined) data.deletionGracePeriodSeconds = m.deletionGracePeriodSeconds;
+    if (resource === 'pods') {
+      const p = ev.object as Pod;
+      if (p.status?.phase !== undefined) data.phase = p.status.phase;
+      if (p.spec?.nodeName) data.nodeName = p.spec.nodeName;
+    }
+    if (m.finalizers?.length) data.finalizers = m.finalizers;
+    ctx.trace('api.write', `${ev.type} ${resource} ${m.namespace ? `${m.namespace}/` : ''}${m.name} rv=${m.resourceVersion}`, data);
+  };
+
+  const serve = (ctx: ActorContext, env: Envelope) => {
+    current = ctx;
+    const req = env.body as ApiRequest;
+    if (!REQUEST_TYPES.has(req.type)) {
+      ctx.reply(env, {
+        type: 'ApiResult',
+        code: 400,
+        body: { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: `not an apiserver request: ${req.type}`, reason: 'BadRequest', code: 400 },
+      } as never);
+      return;
+    }
+    const res = core.handle(req, env.from, requestContext(ctx, core));
+    ctx.reply(env, res);
+    ctx.count('api.requests');
+    if (traceOn && ctx.tracing('api.request')) {
+      const r = req as ApiRequest & { resource?: string; namespace?: string; name?: string; subresource?: string };
+      const data: Record<string, unknown> = {
+        verb: VERBS[req.type],
+        resource: r.resource ?? '',
+        namespace: r.namespace ?? '',
+        name: r.name ?? (req.type === 'ApiWatch' || req.type === 'ApiUnwatch' ? req.watchId : ''),
+        code: res.code,
+        client: env.from,
+      };
+      if (r.subresource) data.subresource = r.subresource;
+      if (req.type === 'ApiDelete' && req.options?.gracePeriodSeconds !== undefined) data.gracePeriodSeconds = req.options.gracePeriodSeconds;
+      const what = `${r.resource ?? ''}${r.subresource ? `/${r.subresource}` : ''}`;
+      ctx.trace('api.request', `${data.verb} ${what} ${r.namespace ? `${r.namespace}/` : ''}${data.name} ${res.code} from ${env.from}`, data);
+    }
+    for (const d of core.drain()) {
+      ctx.multicast(d.to, d.body);
+      ctx.count('api.watchEvents', d.to.length);
+    }
+  };
+
+  return {
+    start(ctx) {
+      current = ctx;
+      core = new ApiServer(cfg, ctx.epochUnixSeconds);
+      core.onWrite(traceWrite);
+      core.bootstrap(requestContext(ctx, core));
+    },
+    receive(ctx, env) {
+      if (serviceTimeUs <= 0) {
+        serve(ctx, env);
+        return;
+      }
+      queue.push(env);
+      if (!busy) {
+        busy = true;
+        ctx.setTimer(serviceTimeUs);
+      }
+    },
+    onTimer(ctx) {
+      const env = queue.shift();
+      if (env) serve(ctx, env);
+      if (queue.length > 0) ctx.setTimer(serviceTimeUs);
+      else busy = false;
+    },
+  };
+}

@@ -1,0 +1,514 @@
+/**
+ * The apiserver as a pure machine: one {@link ApiRequest} in, one {@link ApiResult} out, watch
+ * events queued for delivery. It plays the parts of kube-apiserver v1.22 a podsim client
+ * touches: the REST handlers (`pkg/endpoints/handlers` get/list/create/update/patch/delete/
+ * watch, status codes and `checkName`), decoding defaults, the admission plugins that shape
+ * pods (NamespaceLifecycle, ServiceAccount, Priority, DefaultTolerationSeconds), the generic
+ * registry per resource, the watch cache and the Table printers.
+ *
+ * No ctx here: time and ids come in a {@link RequestContext}; deliveries are drained by the
+ * actor shell after it has replied, so a client always sees its reply before the watch events
+ * its own write caused.
+ */
+import type {
+  ActorId,
+  ApiCreate,
+  ApiDelete,
+  ApiGet,
+  ApiList,
+  ApiPatch,
+  ApiRequest,
+  ApiResult,
+  ApiUpdate,
+  ApiWatch,
+  ApiWatchEvent,
+  Clock,
+  DeleteOptions,
+  Deployment,
+  KubeObject,
+  Namespace,
+  Pod,
+  ReplicaSet,
+  ResourceName,
+  Scale,
+  Status,
+} from '@podsim/api';
+import { DEFAULT_EPOCH_UNIX_SECONDS, Clock as ClockClass } from '@podsim/api';
+import { admitPodCreate, setDefaultsDeployment, setDefaultsPod, setDefaultsReplicaSet } from './defaults.js';
+import {
+  isStatus,
+  newBadRequest,
+  newMethodNotSupported,
+  newNotFound,
+  newResourceExpired,
+  newTooLargeResourceVersionError,
+  successStatus,
+} from './errors.js';
+import { deepClone, isPlainObject } from './objects.js';
+import { type PatchKind, applyPatch, isPatchError } from './patch.js';
+import { toTable } from './printers.js';
+import { createBinding } from './registry/podBinding.js';
+import { deploymentStatusStrategy, deploymentStrategy } from './registry/deploymentStrategy.js';
+import { eventStrategy } from './registry/eventStrategy.js';
+import { namespaceStrategy } from './registry/namespaceStrategy.js';
+import { nodeStatusStrategy, nodeStrategy } from './registry/nodeStrategy.js';
+import { podStatusStrategy, podStrategy } from './registry/podStrategy.js';
+import { replicaSetStatusStrategy, replicaSetStrategy } from './registry/replicaSetStrategy.js';
+import { scaleFrom, updateScale } from './registry/scale.js';
+import { Store, type StoreOptions } from './registry/store.js';
+import type { RESTStrategy, RequestContext } from './registry/strategy.js';
+import { checkFieldLabels, parseFieldSelector, type ParsedFieldSelector } from './selectors/fields.js';
+import { type ParsedLabelSelector, parseLabelSelector } from './selectors/labels.js';
+import type { StorageEvent } from './storage/interfaces.js';
+import { DEFAULT_HISTORY_SIZE, MemoryStorage, keyPrefix } from './storage/memoryStorage.js';
+import { Cacher, type WatchDelivery, type Watcher } from './watch/cacher.js';
+
+/** Plain-data configuration of the apiserver (the actor's `config`). */
+export interface ApiServerConfig {
+  /** Events kept for watch-from-resourceVersion (410 Expired beyond). Default 10,000. */
+  readonly historySize?: number;
+  /** Namespaces that exist at start. Default `['default', 'kube-system']`. */
+  readonly namespaces?: readonly string[];
+  /**
+   * Virtual µs each request occupies the (single) request processor; 0 = answer instantly.
+   * Requests queue FIFO behind each other. Default 0.
+   */
+  readonly serviceTimeUs?: number;
+  /** Trace `api.write` / `api.request` (default true; the kinds can also be filtered by the run). */
+  readonly trace?: boolean;
+}
+
+/** A resource the server serves. */
+interface ResourceEntry {
+  readonly name: ResourceName;
+  readonly store: Store;
+  readonly statusStore?: Store;
+  readonly scalable: boolean;
+  readonly defaults?: (obj: KubeObject) => void;
+}
+
+/** What the shell observes of each committed write (for `api.write`). */
+export type WriteObserver = (ev: StorageEvent, resource: ResourceName) => void;
+
+const KIND_OF_PREFIX: Record<string, ResourceName> = {
+  pods: 'pods',
+  minions: 'nodes',
+  namespaces: 'namespaces',
+  events: 'events',
+  replicasets: 'replicasets',
+  deployments: 'deployments',
+};
+
+function notFoundResource(): Status {
+  return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'the server could not find the requested resource', reason: 'NotFound', code: 404 };
+}
+
+function result(code: number, body: ApiResult['body']): ApiResult {
+  return { type: 'ApiResult', code, body };
+}
+
+function fail(st: Status): ApiResult {
+  return result(st.code, st);
+}
+
+export class ApiServer {
+  readonly storage: MemoryStorage;
+  readonly cacher = new Cacher();
+  readonly clock: Clock;
+  private readonly resources = new Map<ResourceName, ResourceEntry>();
+  private outbox: WatchDelivery[] = [];
+  /** Virtual µs of the request being handled (watch Tables are printed at this time). */
+  private now = 0;
+  private observer: WriteObserver | undefined;
+
+  constructor(
+    readonly config: ApiServerConfig = {},
+    epochUnixSeconds: number = DEFAULT_EPOCH_UNIX_SECONDS,
+  ) {
+    this.clock = new ClockClass(epochUnixSeconds);
+    this.storage = new MemoryStorage(config.historySize ?? DEFAULT_HISTORY_SIZE);
+    this.storage.onEvent((ev) => this.onStorageEvent(ev));
+    const mk = <T extends KubeObject>(o: Omit<StoreOptions<T>, 'enableGarbageCollection'>) =>
+      new Store<T>(this.storage, { ...o, enableGarbageCollection: true }) as unknown as Store;
+    const core = (resource: string, kind: string, keyPrefix: string, strategy: RESTStrategy, returnDeletedObject: boolean) =>
+      mk({ resource: { group: '', resource }, kind, apiVersion: 'v1', listKind: `${kind}List`, keyPrefix, strategy, returnDeletedObject });
+    const apps = (resource: string, kind: string, strategy: RESTStrategy) =>
+      mk({ resource: { group: 'apps', resource }, kind, apiVersion: 'apps/v1', listKind: `${kind}List`, keyPrefix: `/registry/${resource}`, strategy, returnDeletedObject: false });
+    const add = (e: ResourceEntry) => this.resources.set(e.name, e);
+    add({
+      name: 'pods',
+      store: core('pods', 'Pod', '/registry/pods', podStrategy as RESTStrategy, true),
+      statusStore: core('pods', 'Pod', '/registry/pods', podStatusStrategy as RESTStrategy, true),
+      scalable: false,
+      defaults: (o) => setDefaultsPod(o as Pod),
+    });
+    add({
+      name: 'nodes',
+      store: core('nodes', 'Node', '/registry/minions', nodeStrategy as RESTStrategy, false),
+      statusStore: core('nodes', 'Node', '/registry/minions', nodeStatusStrategy as RESTStrategy, false),
+      scalable: false,
+    });
+    add({ name: 'namespaces', store: core('namespaces', 'Namespace', '/registry/namespaces', namespaceStrategy as RESTStrategy, true), scalable: false });
+    add({ name: 'events', store: core('events', 'Event', '/registry/events', eventStrategy as RESTStrategy, false), scalable: false });
+    add({
+      name: 'replicasets',
+      store: apps('replicasets', 'ReplicaSet', replicaSetStrategy as RESTStrategy),
+      statusStore: apps('replicasets', 'ReplicaSet', replicaSetStatusStrategy as RESTStrategy),
+      scalable: true,
+      defaults: (o) => setDefaultsReplicaSet(o as ReplicaSet),
+    });
+    add({
+      name: 'deployments',
+      store: apps('deployments', 'Deployment', deploymentStrategy as RESTStrategy),
+      statusStore: apps('deployments', 'Deployment', deploymentStatusStrategy as RESTStrategy),
+      scalable: true,
+      defaults: (o) => setDefaultsDeployment(o as Deployment),
+    });
+  }
+
+  /** Observe every committed write (the shell traces `api.write`). */
+  onWrite(observer: WriteObserver): void {
+    this.observer = observer;
+  }
+
+  /** Creates the configured namespaces (call once, at start). */
+  bootstrap(rctx: RequestContext): void {
+    for (const ns of this.config.namespaces ?? ['default', 'kube-system']) {
+      const r = this.resources.get('namespaces')!.store.create(rctx, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+      if (isStatus(r)) throw new Error(`bootstrap namespace ${ns}: ${r.message}`);
+    }
+    this.outbox = [];
+  }
+
+  /** Removes and returns the watch deliveries queued since the last drain. */
+  drain(): WatchDelivery[] {
+    const o = this.outbox;
+    this.outbox = [];
+    return o;
+  }
+
+  /** Number of registered watches. */
+  get watchCount(): number {
+    return this.cacher.size;
+  }
+
+  private onStorageEvent(ev: StorageEvent): void {
+    const resource = KIND_OF_PREFIX[ev.prefix];
+    if (!resource) throw new Error(`storage event for unknown prefix ${ev.prefix}`);
+    this.observer?.(ev, resource);
+    if (this.cacher.size > 0) for (const d of this.cacher.dispatch(ev, resource, this.now, this.clock)) this.outbox.push(d);
+  }
+
+  /** Handles one request from `client` at `rctx.now`. */
+  handle(req: ApiRequest, client: ActorId, rctx: RequestContext): ApiResult {
+    this.now = rctx.now;
+    switch (req.type) {
+      case 'ApiGet':
+        return this.get(req, rctx);
+      case 'ApiList':
+        return this.list(req);
+      case 'ApiCreate':
+        return this.create(req, rctx);
+      case 'ApiUpdate':
+        return this.update(req, rctx);
+      case 'ApiPatch':
+        return this.patch(req, rctx);
+      case 'ApiDelete':
+        return this.delete(req, rctx);
+      case 'ApiWatch':
+        return this.watch(req, client);
+      case 'ApiUnwatch':
+        this.cacher.remove(client, req.watchId);
+        return result(200, successStatus(200));
+      default:
+        return fail(newBadRequest(`unknown request type ${JSON.stringify((req as { type?: unknown }).type)}`));
+    }
+  }
+
+  private entry(resource: ResourceName): ResourceEntry | undefined {
+    return this.resources.get(resource);
+  }
+
+  /** The request context with the request's namespace (cluster-scoped resources ignore it). */
+  private scoped(rctx: RequestContext, e: ResourceEntry, namespace: string | undefined): RequestContext {
+    const ns = e.store.strategy.namespaceScoped ? namespace : undefined;
+    return ns === rctx.namespace ? rctx : { ...rctx, namespace: ns };
+  }
+
+  // ---- get / list -------------------------------------------------------------------------------
+
+  private get(req: ApiGet, rctx0: RequestContext): ApiResult {
+    const e = this.entry(req.resource);
+    if (!e) return fail(notFoundResource());
+    const rctx = this.scoped(rctx0, e, req.namespace);
+    if (req.subresource === 'binding') return fail(newMethodNotSupported({ group: '', resource: 'pods/binding' }, 'get'));
+    if (req.subresource === 'scale' && !e.scalable) return fail(notFoundResource());
+    if (req.subresource === 'status' && !e.statusStore) return fail(notFoundResource());
+    const obj = e.store.get(rctx, req.name);
+    if (isStatus(obj)) return fail(obj);
+    if (req.subresource === 'scale') {
+      const s = scaleFrom(obj as Deployment);
+      return isStatus(s) ? fail(s) : result(200, s);
+    }
+    if (req.asTable) {
+      return result(200, toTable(req.resource, [obj], obj.metadata.resourceVersion ?? '', rctx.now, this.clock, { wide: req.wide, includeObject: req.includeObject }));
+    }
+    return result(200, obj);
+  }
+
+  private selectors(resource: ResourceName, labelSelector?: string, fieldSelector?: string): { label: ParsedLabelSelector; fields: ParsedFieldSelector } | Status {
+    const label = parseLabelSelector(labelSelector ?? '');
+    if ('error' in label) return newBadRequest(label.error);
+    const fields = parseFieldSelector(fieldSelector ?? '');
+    if ('error' in fields) return newBadRequest(fields.error);
+    const unsupported = checkFieldLabels(resource, fields);
+    if (unsupported) return newBadRequest(unsupported);
+    return { label, fields };
+  }
+
+  private list(req: ApiList): ApiResult {
+    const e = this.entry(req.resource);
+    if (!e) return fail(notFoundResource());
+    const sel = this.selectors(req.resource, req.labelSelector, req.fieldSelector);
+    if (isStatus(sel)) return fail(sel);
+    const ns = e.store.strategy.namespaceScoped ? req.namespace : undefined;
+    const list = e.store.list(ns, sel.label, sel.fields);
+    if (req.asTable) {
+      return result(200, toTable(req.resource, list.items, list.metadata.resourceVersion ?? '', this.now, this.clock, { wide: req.wide, includeObject: req.includeObject }));
+    }
+    return result(200, list);
+  }
+
+  // ---- create -----------------------------------------------------------------------------------
+
+  /** The decoded request body: a private copy with defaults applied (what the decoder does). */
+  private decode(e: ResourceEntry, obj: unknown): KubeObject | Status {
+    if (!isPlainObject(obj)) return newBadRequest('the body of the request was in an unknown format - accepted media types include: application/json, application/yaml');
+    const o = deepClone(obj) as unknown as KubeObject;
+    if (!isPlainObject(o.metadata)) o.metadata = {};
+    e.defaults?.(o);
+    return o;
+  }
+
+  /** NamespaceLifecycle admission: create only into an existing, non-terminating namespace. */
+  private admitNamespace(e: ResourceEntry, rctx: RequestContext): Status | undefined {
+    if (!e.store.strategy.namespaceScoped) return undefined;
+    if (!rctx.namespace) return newBadRequest('Namespace parameter required.');
+    const ns = this.storage.get(`/registry/namespaces/${rctx.namespace}`) as Namespace | undefined;
+    if (!ns) return newNotFound({ group: '', resource: 'namespaces' }, rctx.namespace);
+    if (ns.status?.phase === 'Terminating' || ns.metadata.deletionTimestamp) {
+      return {
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
+        message: `unable to create new content in namespace ${rctx.namespace} because it is being terminated`,
+        reason: 'Forbidden',
+        details: { name: rctx.namespace, kind: 'namespaces', causes: [{ reason: 'NamespaceTerminating', message: `namespace ${rctx.namespace} is being terminated`, field: 'metadata.namespace' }] },
+        code: 403,
+      };
+    }
+    return undefined;
+  }
+
+  private create(req: ApiCreate, rctx0: RequestContext): ApiResult {
+    const e = this.entry(req.resource);
+    if (!e) return fail(notFoundResource());
+    const rctx = this.scoped(rctx0, e, req.namespace);
+    if (req.subresource === 'binding') {
+      if (req.resource !== 'pods' || !req.name) return fail(notFoundResource());
+      const st = createBinding(e.store as unknown as Store<Pod>, rctx, req.name, req.object, req.dryRun);
+      return result(st.code, st);
+    }
+    if (req.subresource) return fail(newMethodNotSupported({ group: '', resource: `${req.resource}/${req.subresource}` }, 'create'));
+    const obj = this.decode(e, req.object);
+    if (isStatus(obj)) return fail(obj);
+    const adm = this.admitNamespace(e, rctx);
+    if (adm) return fail(adm);
+    if (req.resource === 'pods') admitPodCreate(obj as Pod);
+    const out = e.store.create(rctx, obj, req.dryRun);
+    return isStatus(out) ? fail(out) : result(201, out);
+  }
+
+  // ---- update / patch ---------------------------------------------------------------------------
+
+  /** `checkName`: the body's name and namespace must match the URL's (filled in when empty). */
+  private checkName(obj: KubeObject, name: string, rctx: RequestContext): Status | undefined {
+    if (obj.metadata.name && obj.metadata.name !== name) {
+      return newBadRequest(`the name of the object (${obj.metadata.name}) does not match the name on the URL (${name})`);
+    }
+    obj.metadata.name = name;
+    if (rctx.namespace && obj.metadata.namespace && obj.metadata.namespace !== rctx.namespace) {
+      return newBadRequest(`the namespace of the object (${obj.metadata.namespace}) does not match the namespace on the request (${rctx.namespace})`);
+    }
+    return undefined;
+  }
+
+  private storeFor(e: ResourceEntry, subresource: string | undefined): Store | Status {
+    if (!subresource) return e.store;
+    if (subresource === 'status' && e.statusStore) return e.statusStore;
+    return notFoundResource();
+  }
+
+  private update(req: ApiUpdate, rctx0: RequestContext): ApiResult {
+    const e = this.entry(req.resource);
+    if (!e) return fail(notFoundResource());
+    const rctx = this.scoped(rctx0, e, req.namespace);
+    if (req.subresource === 'scale' && e.scalable) {
+      const body = req.object;
+      const s = updateScale(e.store as unknown as Store<Deployment | ReplicaSet>, rctx, req.name, () => deepClone(body), req.dryRun);
+      return isStatus(s) ? fail(s) : result(200, s);
+    }
+    const store = this.storeFor(e, req.subresource);
+    if (isStatus(store)) return fail(store);
+    const obj = this.decode(e, req.object);
+    if (isStatus(obj)) return fail(obj);
+    const bad = this.checkName(obj, req.name, rctx);
+    if (bad) return fail(bad);
+    // defaultUpdatedObjectInfo.Preconditions: the body's UID is a storage precondition.
+    const uid = obj.metadata.uid;
+    const res = store.update(rctx, req.name, { preconditions: uid ? { uid } : undefined, updatedObject: () => deepClone(obj) }, req.dryRun);
+    if (isStatus(res)) return fail(res);
+    return result(res.created ? 201 : 200, res.object);
+  }
+
+  private patch(req: ApiPatch, rctx0: RequestContext): ApiResult {
+    const e = this.entry(req.resource);
+    if (!e) return fail(notFoundResource());
+    const rctx = this.scoped(rctx0, e, req.namespace);
+    const kind = req.patchType as PatchKind;
+    if (req.subresource === 'scale' && e.scalable) {
+      const s = updateScale(
+        e.store as unknown as Store<Deployment | ReplicaSet>,
+        rctx,
+        req.name,
+        (oldScale) => this.applyPatchTo(kind, oldScale, req.patch, req.name, rctx) as KubeObject | Status,
+        req.dryRun,
+      );
+      return isStatus(s) ? fail(s) : result(200, s as Scale);
+    }
+    const store = this.storeFor(e, req.subresource);
+    if (isStatus(store)) return fail(store);
+    // Server-side apply of an object that does not exist yet creates it.
+    if (kind === 'apply' && !req.subresource) {
+      const key = store.keyFunc(rctx, req.name);
+      if (typeof key !== 'string') return fail(key);
+      if (!this.storage.get(key)) {
+        const obj = this.decode(e, req.patch);
+        if (isStatus(obj)) return fail(obj);
+        const bad = this.checkName(obj, req.name, rctx);
+        if (bad) return fail(bad);
+        const adm = this.admitNamespace(e, rctx);
+        if (adm) return fail(adm);
+        if (req.resource === 'pods') admitPodCreate(obj as Pod);
+        const out = store.create(rctx, obj, req.dryRun);
+        return isStatus(out) ? fail(out) : result(201, out);
+      }
+    }
+    const res = store.update(
+      rctx,
+      req.name,
+      {
+        updatedObject: (existing) => {
+          const patched = this.applyPatchTo(kind, existing, req.patch, req.name, rctx);
+          if (isStatus(patched)) return patched;
+          const obj = this.decode(e, patched);
+          return obj;
+        },
+      },
+      req.dryRun,
+    );
+    if (isStatus(res)) return fail(res);
+    return result(res.created ? 201 : 200, res.object);
+  }
+
+  /** `patcher.applyPatch`: the patched object (JSON), checked against the URL's name. */
+  private applyPatchTo(kind: PatchKind, current: KubeObject, patch: unknown, name: string, rctx: RequestContext): unknown {
+    const out = applyPatch(kind, current, patch);
+    if (isPatchError(out)) {
+      return out.code === 400
+        ? newBadRequest(out.patchError)
+        : { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: out.patchError, reason: 'Invalid', code: 422 } satisfies Status;
+    }
+    if (!isPlainObject(out)) return newBadRequest('the patched object is not an object');
+    const meta = (out.metadata ?? {}) as KubeObject['metadata'];
+    if (meta.name !== undefined && meta.name !== name) {
+      return newBadRequest(`the name of the object (${meta.name}) does not match the name on the URL (${name})`);
+    }
+    if (rctx.namespace && meta.namespace !== undefined && meta.namespace !== rctx.namespace) {
+      return newBadRequest(`the namespace of the object (${meta.namespace}) does not match the namespace on the request (${rctx.namespace})`);
+    }
+    return out;
+  }
+
+  // ---- delete -----------------------------------------------------------------------------------
+
+  private delete(req: ApiDelete, rctx0: RequestContext): ApiResult {
+    const e = this.entry(req.resource);
+    if (!e) return fail(notFoundResource());
+    const rctx = this.scoped(rctx0, e, req.namespace);
+    // The HTTP handler always passes options: the body's, or `{}`.
+    const options: DeleteOptions = req.options ?? {};
+    const res = e.store.delete(rctx, req.name, options);
+    if (isStatus(res)) return fail(res);
+    // 202 only when the object was not deleted immediately and the client explicitly set the
+    // deprecated orphanDependents=false.
+    const code = !res.wasDeleted && options.orphanDependents === false ? 202 : 200;
+    return result(code, res.object);
+  }
+
+  // ---- watch ------------------------------------------------------------------------------------
+
+  private watch(req: ApiWatch, client: ActorId): ApiResult {
+    const e = this.entry(req.resource);
+    if (!e) return fail(notFoundResource());
+    const sel = this.selectors(req.resource, req.labelSelector, req.fieldSelector);
+    if (isStatus(sel)) return fail(sel);
+    const rvText = req.resourceVersion ?? '';
+    if (rvText !== '' && !/^\d+$/.test(rvText)) return fail(newBadRequest(`invalid resource version: ${JSON.stringify(rvText)}`));
+    const rv = rvText === '' ? 0 : Number(rvText);
+    const ns = e.store.strategy.namespaceScoped ? req.namespace : undefined;
+    const prefix = e.store.listPrefix(ns);
+    const w: Watcher = {
+      client,
+      watchId: req.watchId,
+      resource: req.resource,
+      storagePrefix: keyPrefix(prefix),
+      keyPrefix: prefix,
+      namespace: ns,
+      label: sel.label,
+      fields: sel.fields,
+      asTable: req.asTable ?? false,
+      wide: req.wide ?? false,
+      includeObject: req.includeObject ?? 'Metadata',
+    };
+    const queue = (body: ApiWatchEvent) => this.outbox.push({ to: [client], body });
+    if (rv === 0) {
+      // Get State and Start at Most Recent: synthetic ADDED for every current matching object.
+      this.cacher.add(w);
+      for (const obj of this.storage.list(prefix)) {
+        const key = this.keyOf(e, obj);
+        if (this.cacher.matchesObject(w, key, obj)) queue(this.cacher.bodyFor(w, 'ADDED', obj, this.now, this.clock));
+      }
+      return result(200, successStatus(200));
+    }
+    const hist = this.storage.eventsSince(w.storagePrefix, rv);
+    if (!hist.ok && !hist.tooOld) {
+      return fail(newTooLargeResourceVersionError(rv, hist.current, 1));
+    }
+    if (!hist.ok) {
+      // The watch cache answers 200 and then one ERROR event (410 Expired); the watch ends.
+      this.cacher.remove(client, req.watchId);
+      queue(this.cacher.errorFor(w, newResourceExpired(`too old resource version: ${rv} (${hist.oldest})`)));
+      return result(200, successStatus(200));
+    }
+    this.cacher.add(w);
+    for (const body of this.cacher.replay(w, hist.events, this.now, this.clock)) queue(body);
+    return result(200, successStatus(200));
+  }
+
+  private keyOf(e: ResourceEntry, obj: KubeObject): string {
+    const p = e.store.opts.keyPrefix;
+    return e.store.strategy.namespaceScoped ? `${p}/${obj.metadata.namespace}/${obj.metadata.name}` : `${p}/${obj.metadata.name}`;
+  }
+}

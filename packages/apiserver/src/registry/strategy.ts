@@ -1,0 +1,53 @@
+/**
+ * The strategy interfaces of k8s.io/apiserver v0.22.8 `pkg/registry/rest` (RESTCreateStrategy,
+ * RESTUpdateStrategy, RESTDeleteStrategy, RESTGracefulDeleteStrategy,
+ * GarbageCollectionDeleteStrategy) and the per-request context the registry needs: the virtual
+ * clock, seeded ids (`names.SimpleNameGenerator` draws from `ctx.newId`), the request namespace.
+ */
+import type { Clock, DeleteOptions, KubeObject, VirtualTime } from '@podsim/api';
+import { KUBE_NAME_ALPHABET } from '@podsim/api';
+import type { FieldError, GroupKind } from '../errors.js';
+
+/** What one request may read from the outside world (all deterministic, from the actor's ctx). */
+export interface RequestContext {
+  /** Virtual µs of the request. */
+  readonly now: VirtualTime;
+  readonly clock: Clock;
+  /** Seeded id (ctx.newId). */
+  newId(size: number, alphabet: string): string;
+  /** Seeded UUID (ctx.uuid). */
+  uuid(): string;
+  /** `genericapirequest.NamespaceFrom(ctx)`; undefined for cluster-scoped and all-namespace requests. */
+  readonly namespace?: string;
+}
+
+/** `rest.GarbageCollectionPolicy`. */
+export type GarbageCollectionPolicy = 'DeleteDependents' | 'OrphanDependents' | 'Unsupported' | '';
+
+/** One resource's strategy (create, update, delete), as upstream splits them across interfaces. */
+export interface RESTStrategy<T extends KubeObject = KubeObject> {
+  readonly namespaceScoped: boolean;
+  /** The kind used in Invalid errors (`Pod`, `Deployment.apps`). */
+  readonly groupKind: GroupKind;
+  /** Clears fields users may not set on create (status, generation = 1, …). */
+  prepareForCreate(obj: T, rctx: RequestContext): void;
+  /** Clears fields users may not change on update (main resource: status; status subresource: spec). */
+  prepareForUpdate(obj: T, old: T): void;
+  validate(obj: T): FieldError[];
+  validateUpdate(obj: T, old: T): FieldError[];
+  /** `Canonicalize`: normalizes the object after validation (namespaces: the name label). */
+  canonicalize?(obj: T): void;
+  readonly allowCreateOnUpdate: boolean;
+  readonly allowUnconditionalUpdate: boolean;
+  /** RESTGracefulDeleteStrategy (pods only): may rewrite `options.gracePeriodSeconds`. */
+  checkGracefulDelete?(obj: T, options: DeleteOptions): boolean;
+  /** GarbageCollectionDeleteStrategy. */
+  defaultGarbageCollectionPolicy?(): GarbageCollectionPolicy;
+}
+
+/** `names.SimpleNameGenerator.GenerateName`: base (truncated to 58) + 5 chars of KUBE_NAME_ALPHABET. */
+export function generateName(base: string, rctx: RequestContext): string {
+  const maxGeneratedNameLength = 63 - 5;
+  const b = base.length > maxGeneratedNameLength ? base.slice(0, maxGeneratedNameLength) : base;
+  return b + rctx.newId(5, KUBE_NAME_ALPHABET);
+}

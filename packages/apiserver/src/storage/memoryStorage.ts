@@ -1,0 +1,193 @@
+/**
+ * In-memory MVCC storage with etcd semantics, standing in for k8s.io/apiserver v0.22.8
+ * `pkg/storage/etcd3/store.go` (Create, conditionalDelete, GuaranteedUpdate's "no change → no
+ * write" rule) plus etcd's revision history with compaction (`watcher.go` reports ErrCompacted
+ * as 410 Expired). One global revision; a bounded ring of the last `historySize` events.
+ *
+ * Invariant: stored objects are never mutated; every write stores a fresh top-level object
+ * whose `metadata.resourceVersion` is the write's revision.
+ */
+import type { KubeObject, Status } from '@podsim/api';
+import { newInternalError } from '../errors.js';
+import { semanticEqual } from '../objects.js';
+import {
+  ErrCodeKeyExists,
+  ErrCodeKeyNotFound,
+  type HistoryResult,
+  type Storage,
+  type StorageError,
+  type StorageEvent,
+  type StepError,
+  type StoragePreconditions,
+  type UpdateFunc,
+  type ValidateDeletion,
+  checkPreconditions,
+  isStepError,
+  newStorageError,
+} from './interfaces.js';
+
+/** Default number of events kept for watch-from-RV (configurable per apiserver). */
+export const DEFAULT_HISTORY_SIZE = 10_000;
+
+/** `/registry/pods/ns/name` → `pods`. */
+export function keyPrefix(key: string): string {
+  const a = key.indexOf('/', 1);
+  const b = key.indexOf('/', a + 1);
+  return b < 0 ? key.slice(a + 1) : key.slice(a + 1, b);
+}
+
+function stamp(obj: KubeObject, rv: number): KubeObject {
+  return { ...obj, metadata: { ...obj.metadata, resourceVersion: String(rv) } };
+}
+
+function sameIgnoringRV(a: KubeObject, b: KubeObject): boolean {
+  const ma = a.metadata;
+  const mb = b.metadata;
+  for (const k in a) if (k !== 'metadata' && !semanticEqual((a as unknown as Record<string, unknown>)[k], (b as unknown as Record<string, unknown>)[k])) return false;
+  for (const k in b) if (k !== 'metadata' && !(k in a) && !semanticEqual(undefined, (b as unknown as Record<string, unknown>)[k])) return false;
+  for (const k in ma) if (k !== 'resourceVersion' && !semanticEqual((ma as Record<string, unknown>)[k], (mb as Record<string, unknown>)[k])) return false;
+  for (const k in mb) if (k !== 'resourceVersion' && !(k in ma) && !semanticEqual(undefined, (mb as Record<string, unknown>)[k])) return false;
+  return true;
+}
+
+export class MemoryStorage implements Storage {
+  private rev = 1;
+  private readonly byPrefix = new Map<string, Map<string, KubeObject>>();
+  private readonly sortedKeys = new Map<string, string[]>();
+  private readonly ring: (StorageEvent | undefined)[];
+  private ringStart = 0;
+  private ringLen = 0;
+  /** Revision of the newest event evicted from the history (0: nothing evicted yet). */
+  private compacted = 0;
+  private listener: ((ev: StorageEvent) => void) | undefined;
+
+  /** `historySize` ≥ 1: how many events watch-from-RV can replay. */
+  constructor(readonly historySize: number = DEFAULT_HISTORY_SIZE) {
+    if (!(historySize >= 1)) throw new Error(`historySize must be ≥ 1, got ${historySize}`);
+    this.ring = new Array(historySize);
+  }
+
+  get revision(): number {
+    return this.rev;
+  }
+
+  onEvent(listener: (ev: StorageEvent) => void): void {
+    this.listener = listener;
+  }
+
+  get(key: string): KubeObject | undefined {
+    return this.byPrefix.get(keyPrefix(key))?.get(key);
+  }
+
+  list(prefix: string): KubeObject[] {
+    const p = keyPrefix(prefix);
+    const m = this.byPrefix.get(p);
+    if (!m) return [];
+    let keys = this.sortedKeys.get(p);
+    if (!keys) {
+      keys = [...m.keys()].sort();
+      this.sortedKeys.set(p, keys);
+    }
+    const out: KubeObject[] = [];
+    // Keys are sorted, so a namespace prefix is one contiguous run.
+    for (const k of keys) if (k.startsWith(prefix)) out.push(m.get(k)!);
+    return out;
+  }
+
+  create(key: string, obj: KubeObject, dryRun = false): KubeObject | StorageError | Status {
+    if (obj.metadata.resourceVersion) return newInternalError('resourceVersion should not be set on objects to be created');
+    const p = keyPrefix(key);
+    const m = this.byPrefix.get(p);
+    if (m?.has(key)) return newStorageError(ErrCodeKeyExists, key, 0);
+    if (dryRun) return obj;
+    const stored = stamp(obj, ++this.rev);
+    this.put(p, key, stored, true);
+    this.emit({ type: 'ADDED', key, prefix: p, object: stored, rv: this.rev });
+    return stored;
+  }
+
+  delete(key: string, preconditions: StoragePreconditions | undefined, validateDeletion: ValidateDeletion | undefined, dryRun = false): KubeObject | StepError {
+    const p = keyPrefix(key);
+    const cur = this.byPrefix.get(p)?.get(key);
+    if (!cur) return newStorageError(ErrCodeKeyNotFound, key, 0);
+    const perr = checkPreconditions(preconditions, key, cur);
+    if (perr) return perr;
+    const verr = validateDeletion?.(cur);
+    if (verr) return verr;
+    if (dryRun) return cur;
+    this.rev++;
+    const m = this.byPrefix.get(p)!;
+    m.delete(key);
+    this.sortedKeys.delete(p);
+    this.emit({ type: 'DELETED', key, prefix: p, object: stamp(cur, this.rev), prevObject: cur, rv: this.rev });
+    return cur;
+  }
+
+  guaranteedUpdate(
+    key: string,
+    ignoreNotFound: boolean,
+    preconditions: StoragePreconditions | undefined,
+    tryUpdate: UpdateFunc,
+    dryRun = false,
+  ): KubeObject | StepError {
+    const p = keyPrefix(key);
+    const cur = this.byPrefix.get(p)?.get(key);
+    if (!cur && !ignoreNotFound) return newStorageError(ErrCodeKeyNotFound, key, 0);
+    const perr = checkPreconditions(preconditions, key, cur ?? { metadata: {} });
+    if (perr) return perr;
+    const next = tryUpdate(cur);
+    if (isStepError(next)) return next;
+    // etcd3 GuaranteedUpdate: if the new encoding equals the stored bytes, nothing is written.
+    if (cur && sameIgnoringRV(next, cur)) return cur;
+    if (dryRun) return cur ? stamp(next, Number(cur.metadata.resourceVersion)) : next;
+    const stored = stamp(next, ++this.rev);
+    this.put(p, key, stored, !cur);
+    this.emit(cur ? { type: 'MODIFIED', key, prefix: p, object: stored, prevObject: cur, rv: this.rev } : { type: 'ADDED', key, prefix: p, object: stored, rv: this.rev });
+    return stored;
+  }
+
+  eventsSince(prefix: string, rv: number): HistoryResult {
+    if (rv > this.rev) return { ok: false, tooOld: false, current: this.rev };
+    if (rv < this.compacted) return { ok: false, tooOld: true, oldest: this.compacted };
+    // Binary search for the first event with revision > rv (revisions increase along the ring).
+    let lo = 0;
+    let hi = this.ringLen;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.at(mid).rv <= rv) lo = mid + 1;
+      else hi = mid;
+    }
+    const events: StorageEvent[] = [];
+    for (let i = lo; i < this.ringLen; i++) {
+      const ev = this.at(i);
+      if (ev.prefix === prefix) events.push(ev);
+    }
+    return { ok: true, events };
+  }
+
+  private at(i: number): StorageEvent {
+    return this.ring[(this.ringStart + i) % this.historySize]!;
+  }
+
+  private put(prefix: string, key: string, obj: KubeObject, isNew: boolean): void {
+    let m = this.byPrefix.get(prefix);
+    if (!m) {
+      m = new Map();
+      this.byPrefix.set(prefix, m);
+    }
+    m.set(key, obj);
+    if (isNew) this.sortedKeys.delete(prefix);
+  }
+
+  private emit(ev: StorageEvent): void {
+    if (this.ringLen === this.historySize) {
+      this.compacted = this.ring[this.ringStart]!.rv;
+      this.ring[this.ringStart] = ev;
+      this.ringStart = (this.ringStart + 1) % this.historySize;
+    } else {
+      this.ring[(this.ringStart + this.ringLen) % this.historySize] = ev;
+      this.ringLen++;
+    }
+    this.listener?.(ev);
+  }
+}
