@@ -27,7 +27,7 @@ function applyPatch(target: unknown, patch: unknown, key?: string): unknown {
   for (const [k, v] of Object.entries(patch)) {
     if (k.startsWith('$setElementOrder/')) continue;
     if (v === null) delete out[k];
-    else out[k] = applyPatch(out[k], v, k === 'conditions' ? 'type' : k === 'containerStatuses' ? 'name' : undefined);
+    else out[k] = applyPatch(out[k], v, k === 'conditions' ? 'type' : undefined);
   }
   for (const [k, order] of Object.entries(patch)) {
     if (!k.startsWith('$setElementOrder/')) continue;

@@ -30,6 +30,8 @@ export interface StatusManagerDeps {
   readonly syncPeriodUs: number;
 }
 
+/** PodStatus lists with `patchStrategy:"merge"` and their patchMergeKey (k8s.io/api core/v1 types.go). */
+const STATUS_MERGE_KEYS: Readonly<Record<string, string>> = { conditions: 'type', podIPs: 'ip' };
 const KUBELET_CONDITIONS = new Set(['PodScheduled', 'Ready', 'Initialized', 'ContainersReady']);
 const CHANNEL_CAPACITY = 1000;
 
@@ -58,9 +60,10 @@ export function isPodStatusByKubeletEqual(oldStatus: PodStatus, status: PodStatu
 
 /**
  * The strategic-merge patch from `oldStatus` to `newStatus` (what `PatchPodStatus` sends, like
- * `strategicpatch.CreateTwoWayMergePatch`): changed top-level fields; for lists with a merge key
- * (conditions by type, containerStatuses by name, podIPs by ip) the changed items with explicit
- * nulls for fields they lost, `$patch: delete` for removed items and `$setElementOrder/<list>`.
+ * `strategicpatch.CreateTwoWayMergePatch`): changed top-level fields; for the lists PodStatus
+ * declares with a patchMergeKey (conditions by type, podIPs by ip) the changed items with explicit
+ * nulls for fields they lost, `$patch: delete` for removed items and `$setElementOrder/<list>`;
+ * other lists (containerStatuses has no merge key) are replaced whole.
  * `undefined` when nothing changed (`unchanged`: no request is made).
  */
 export function preparePatchForPodStatus(uid: string, oldStatus: PodStatus, newStatus: PodStatus): Record<string, unknown> | undefined {
@@ -71,8 +74,8 @@ export function preparePatchForPodStatus(uid: string, oldStatus: PodStatus, newS
   for (const k of keys) {
     if (deepEqual(o[k], n[k])) continue;
     if (n[k] === undefined) patch[k] = null;
-    else if (Array.isArray(n[k]) && Array.isArray(o[k])) {
-      const key = k === 'conditions' ? 'type' : k === 'podIPs' ? 'ip' : 'name';
+    else if (Array.isArray(n[k]) && Array.isArray(o[k]) && STATUS_MERGE_KEYS[k] !== undefined) {
+      const key = STATUS_MERGE_KEYS[k];
       const oldItems = o[k] as Record<string, unknown>[];
       const newItems = n[k] as Record<string, unknown>[];
       const items: unknown[] = [];
@@ -83,7 +86,8 @@ export function preparePatchForPodStatus(uid: string, oldStatus: PodStatus, newS
       for (const old of oldItems) if (!newItems.some((x) => x[key] === old[key])) items.push({ [key]: old[key], $patch: 'delete' });
       patch[`$setElementOrder/${k}`] = newItems.map((it) => ({ [key]: it[key] }));
       if (items.length > 0) patch[k] = items;
-    } else patch[k] = withNulls(o[k], n[k]);
+    } else if (Array.isArray(n[k])) patch[k] = n[k];
+    else patch[k] = withNulls(o[k], n[k]);
   }
   if (Object.keys(patch).length === 0) return undefined;
   return { metadata: { uid }, status: patch };
