@@ -1,1 +1,30 @@
-export {};
+/**
+ * @podsim/controllers: kube-controller-manager (ReplicaSet, Deployment, pod GC, garbage
+ * collector) and kube-scheduler as podsim actors. Pure controller logic lives in the subsystem
+ * folders; `src/actor/` holds the two actor shells.
+ */
+export * from './coroutine.js';
+export * from './client.js';
+export * from './env.js';
+export * from './informer.js';
+export * from './reflector.js';
+export * from './workqueue.js';
+export * from './expectations.js';
+export * from './labels.js';
+export * from './objects.js';
+export * from './podutil.js';
+export * from './quantity.js';
+export * from './intstr.js';
+export * from './replicaset/replicaSet.js';
+export * from './replicaset/podsToDelete.js';
+export * from './replicaset/replicaSetUtils.js';
+export * from './deployment/deploymentController.js';
+export * from './deployment/deploymentUtil.js';
+export * from './podgc/gcController.js';
+export * from './garbagecollector/garbageCollector.js';
+export * from './scheduler/scheduler.js';
+export * from './scheduler/framework.js';
+export * from './scheduler/nodeInfo.js';
+export * from './scheduler/schedulingQueue.js';
+export { createActor as createKubeControllerManager, KUBE_CONTROLLER_MANAGER, type KubeControllerManagerConfig } from './actor/kubeControllerManagerActor.js';
+export { createActor as createKubeScheduler, KUBE_SCHEDULER, type KubeSchedulerConfig } from './actor/kubeSchedulerActor.js';

@@ -1,0 +1,136 @@
+/**
+ * The `kube-controller-manager` actor (cmd/kube-controller-manager): shared informers for pods,
+ * ReplicaSets, Deployments and nodes (one list+watch each, kept in a local cache) and the
+ * ReplicaSet, Deployment, pod GC and garbage-collector controllers, each with its own
+ * rate-limited client (`--kube-api-qps` 20 / `--kube-api-burst` 30 per controller client, as
+ * the controller manager builds one client per controller). Controllers start once every
+ * informer they use has synced.
+ */
+import type { Actor, ActorContext, Deployment, Envelope, Node, Pod, ReplicaSet } from '@podsim/api';
+import { DeploymentController } from '../deployment/deploymentController.js';
+import { GarbageCollector } from '../garbagecollector/garbageCollector.js';
+import { PodGCController } from '../podgc/gcController.js';
+import { ReplicaSetController } from '../replicaset/replicaSet.js';
+import { ActorShell, DEFAULT_REQUEST_TIMEOUT_US } from './shell.js';
+
+export type ControllerName = 'replicaset' | 'deployment' | 'podgc' | 'garbagecollector';
+
+/** Plain-data configuration (all optional; defaults are kube-controller-manager v1.22's). */
+export interface KubeControllerManagerConfig {
+  /** Controllers to run (default: all four). */
+  readonly controllers?: readonly ControllerName[];
+  /** Per-controller client QPS (`--kube-api-qps`, default 20; ≤ 0 = unlimited). */
+  readonly kubeAPIQPS?: number;
+  /** Per-controller client burst (`--kube-api-burst`, default 30). */
+  readonly kubeAPIBurst?: number;
+  readonly concurrentReplicaSetSyncs?: number;
+  readonly concurrentDeploymentSyncs?: number;
+  readonly concurrentGCSyncs?: number;
+  /** `BurstReplicas` (default 500). */
+  readonly burstReplicas?: number;
+  readonly podGC?: {
+    /** `gcCheckPeriod`, virtual µs (default 20 s). */
+    readonly gcCheckPeriodUs?: number;
+    /** `quarantineTime`, virtual µs (default 40 s). */
+    readonly quarantineTimeUs?: number;
+    /** `--terminated-pod-gc-threshold` (default 12500; 0 disables). */
+    readonly terminatedPodGCThreshold?: number;
+  };
+  /** Virtual µs before an unanswered API call fails with 504 (default 60 s). */
+  readonly requestTimeoutUs?: number;
+}
+
+export const KUBE_CONTROLLER_MANAGER = 'kube-controller-manager';
+export const DEFAULT_KUBE_API_QPS = 20;
+export const DEFAULT_KUBE_API_BURST = 30;
+const ALL: readonly ControllerName[] = ['replicaset', 'deployment', 'podgc', 'garbagecollector'];
+
+function checkConfig(config: unknown): KubeControllerManagerConfig {
+  const c = (config ?? {}) as KubeControllerManagerConfig;
+  if (typeof c !== 'object') throw new Error(`kube-controller-manager: config must be an object, got ${typeof config}`);
+  for (const n of c.controllers ?? []) if (!ALL.includes(n)) throw new Error(`kube-controller-manager: unknown controller ${JSON.stringify(n)} (known: ${ALL.join(', ')})`);
+  return c;
+}
+
+/** The running controllers of one incarnation (exposed for tests through {@link lastControllerManager}). */
+export interface ControllerManagerState {
+  readonly replicaset?: ReplicaSetController;
+  readonly deployment?: DeploymentController;
+  readonly podgc?: PodGCController;
+  readonly garbagecollector?: GarbageCollector;
+}
+
+export function createActor(_id: string, config: unknown): Actor {
+  const cfg = checkConfig(config);
+  const enabled = new Set(cfg.controllers ?? ALL);
+  let shell: ActorShell;
+  const state: { -readonly [K in keyof ControllerManagerState]: ControllerManagerState[K] } = {};
+  const actor: Actor & { state: ControllerManagerState } = {
+    state,
+    start(ctx: ActorContext) {
+      shell = new ActorShell(ctx, cfg.requestTimeoutUs ?? DEFAULT_REQUEST_TIMEOUT_US);
+      const qps = cfg.kubeAPIQPS ?? DEFAULT_KUBE_API_QPS;
+      const burst = cfg.kubeAPIBurst ?? DEFAULT_KUBE_API_BURST;
+      let pending = 0;
+      const starters: (() => void)[] = [];
+      const synced = () => {
+        if (--pending === 0) for (const s of starters) s();
+      };
+      const need = {
+        pods: true,
+        replicasets: enabled.has('replicaset') || enabled.has('deployment') || enabled.has('garbagecollector'),
+        deployments: enabled.has('deployment') || enabled.has('garbagecollector'),
+        nodes: enabled.has('podgc'),
+      };
+      const mk = <T extends Pod | ReplicaSet | Deployment | Node>(on: boolean, resource: 'pods' | 'replicasets' | 'deployments' | 'nodes') => {
+        if (!on) return undefined;
+        pending++;
+        return shell.informer<T>(resource, synced);
+      };
+      const pods = mk<Pod>(need.pods, 'pods')!;
+      const rss = mk<ReplicaSet>(need.replicasets, 'replicasets');
+      const ds = mk<Deployment>(need.deployments, 'deployments');
+      const nodes = mk<Node>(need.nodes, 'nodes');
+      if (enabled.has('replicaset')) {
+        const c = new ReplicaSetController(shell.env, pods, rss!, shell.client('replicaset-controller', qps, burst), {
+          burstReplicas: cfg.burstReplicas,
+          workers: cfg.concurrentReplicaSetSyncs,
+        });
+        state.replicaset = c;
+        starters.push(() => c.workers.start());
+      }
+      if (enabled.has('deployment')) {
+        const c = new DeploymentController(shell.env, ds!, rss!, pods, shell.client('deployment-controller', qps, burst), { workers: cfg.concurrentDeploymentSyncs });
+        state.deployment = c;
+        starters.push(() => c.workers.start());
+      }
+      if (enabled.has('podgc')) {
+        const c = new PodGCController(shell.env, pods, nodes!, shell.client('pod-garbage-collector', qps, burst), {
+          gcCheckPeriodUs: cfg.podGC?.gcCheckPeriodUs,
+          quarantineTimeUs: cfg.podGC?.quarantineTimeUs,
+          terminatedPodThreshold: cfg.podGC?.terminatedPodGCThreshold,
+        });
+        state.podgc = c;
+        starters.push(() => c.start());
+      }
+      if (enabled.has('garbagecollector')) {
+        const c = new GarbageCollector(shell.env, { pods, replicasets: rss!, deployments: ds! }, shell.client('generic-garbage-collector', qps, burst), {
+          workers: cfg.concurrentGCSyncs,
+        });
+        state.garbagecollector = c;
+        starters.push(() => {
+          c.attemptToDelete.start();
+          c.attemptToOrphan.start();
+        });
+      }
+      shell.startReflectors();
+    },
+    receive(_ctx: ActorContext, env: Envelope) {
+      shell.receive(env);
+    },
+    onTimer(_ctx: ActorContext, _payload: unknown, id: number) {
+      shell.onTimer(id);
+    },
+  };
+  return actor;
+}

@@ -1,0 +1,124 @@
+/**
+ * Object plumbing shared by the controllers: cache keys (client-go `cache.MetaNamespaceKeyFunc`),
+ * controller references (apimachinery `metav1.GetControllerOf`, `NewControllerRef`), semantic
+ * deep equality (`equality.Semantic.DeepEqual`, treating absent and `undefined` fields alike) and
+ * a plain-data deep copy. Objects from informers are shared and never mutated: copy, then edit.
+ */
+import type { KubeObject, OwnerReference } from '@podsim/api';
+
+/** `namespace/name` for namespaced objects, `name` for cluster-scoped ones. */
+export function objectKey(obj: KubeObject): string {
+  const ns = obj.metadata.namespace;
+  return ns ? `${ns}/${obj.metadata.name ?? ''}` : (obj.metadata.name ?? '');
+}
+
+/** The key of `name` in `namespace` (or the bare name when `namespace` is empty). */
+export function keyOf(namespace: string | undefined, name: string): string {
+  return namespace ? `${namespace}/${name}` : name;
+}
+
+/** Splits a key made by {@link objectKey} into namespace (may be '') and name. */
+export function splitKey(key: string): { namespace: string; name: string } {
+  const i = key.indexOf('/');
+  return i < 0 ? { namespace: '', name: key } : { namespace: key.slice(0, i), name: key.slice(i + 1) };
+}
+
+/** `metav1.GetControllerOf`: the owner reference with `controller: true`, if any. */
+export function getControllerOf(obj: KubeObject): OwnerReference | undefined {
+  const refs = obj.metadata.ownerReferences;
+  if (!refs) return undefined;
+  for (const r of refs) if (r.controller === true) return r;
+  return undefined;
+}
+
+/** `metav1.NewControllerRef`: a controller reference that blocks the owner's foreground deletion. */
+export function newControllerRef(owner: KubeObject, apiVersion: string, kind: string): OwnerReference {
+  return {
+    apiVersion,
+    kind,
+    name: owner.metadata.name ?? '',
+    uid: owner.metadata.uid ?? '',
+    controller: true,
+    blockOwnerDeletion: true,
+  };
+}
+
+/** Deep copy of plain data (objects travel as JSON-shaped values). */
+export function deepCopy<T>(v: T): T {
+  return structuredClone(v);
+}
+
+/**
+ * Semantic deep equality on JSON-shaped values: key order does not matter and a property whose
+ * value is `undefined` equals an absent one (Go's zero-value `omitempty` fields).
+ */
+export function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!deepEqual(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const ao = a as Record<string, unknown>;
+  const bo = b as Record<string, unknown>;
+  for (const k of Object.keys(ao)) {
+    if (ao[k] === undefined) continue;
+    if (!deepEqual(ao[k], bo[k])) return false;
+  }
+  for (const k of Object.keys(bo)) {
+    if (bo[k] !== undefined && ao[k] === undefined) return false;
+  }
+  return true;
+}
+
+/** Equality of two string maps (labels, annotations); absent equals empty. */
+export function mapsEqual(a: Record<string, string> | undefined, b: Record<string, string> | undefined): boolean {
+  const ak = a ? Object.keys(a) : [];
+  const bk = b ? Object.keys(b) : [];
+  if (ak.length !== bk.length) return false;
+  for (const k of ak) if (a![k] !== b?.[k]) return false;
+  return true;
+}
+
+/** Stable JSON with sorted keys and `undefined` fields dropped (hash input, deterministic). */
+export function canonicalJson(v: unknown): string {
+  if (v === null || typeof v !== 'object') return JSON.stringify(v) ?? 'null';
+  if (Array.isArray(v)) return `[${v.map((x) => (x === undefined ? 'null' : canonicalJson(x))).join(',')}]`;
+  const o = v as Record<string, unknown>;
+  const keys = Object.keys(o)
+    .filter((k) => o[k] !== undefined)
+    .sort();
+  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`).join(',')}}`;
+}
+
+/**
+ * Drops what Go's `omitempty` would not serialise (undefined, null, 0, '', false, empty arrays
+ * and objects), so that a status read back from the apiserver compares equal to the one computed.
+ */
+export function stripEmpty(v: unknown): unknown {
+  if (v === null || v === undefined || v === 0 || v === '' || v === false) return undefined;
+  if (Array.isArray(v)) {
+    const a = v.map(stripEmpty);
+    return a.length === 0 ? undefined : a;
+  }
+  if (typeof v === 'object') {
+    const out: Record<string, unknown> = {};
+    let n = 0;
+    for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
+      const y = stripEmpty(x);
+      if (y !== undefined) {
+        out[k] = y;
+        n++;
+      }
+    }
+    return n === 0 ? undefined : out;
+  }
+  return v;
+}
+
+/** `equality.Semantic.DeepEqual` of two statuses, with omitempty zero values ignored. */
+export function omitEmptyEqual(a: unknown, b: unknown): boolean {
+  return deepEqual(stripEmpty(a), stripEmpty(b));
+}

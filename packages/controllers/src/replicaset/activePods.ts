@@ -1,0 +1,142 @@
+/**
+ * The active pods of each ReplicaSet, kept incrementally from pod informer events. Upstream
+ * `syncReplicaSet` lists every pod of the namespace and filters them (`FilterActivePods`,
+ * `claimPods`, `calculateStatus`) on each sync; at 100k pods that is O(pods) per sync and
+ * O(pods²) per rollout. Here each pod event updates its owner's entry and the counters that
+ * `calculateStatus` needs, so a sync costs O(changes) — except when the owner's selector or
+ * template labels change (rare: the counts are recomputed once) or minReadySeconds > 0
+ * (availability depends on time and is computed on demand).
+ */
+import type { Clock, Pod, ReplicaSet, VirtualTime } from '@podsim/api';
+import type { Selector } from '../labels.js';
+import { labelSelectorAsSelector, setMatches } from '../labels.js';
+import { canonicalJson } from '../objects.js';
+import { isPodAvailable, isPodReady } from '../podutil.js';
+
+interface Entry {
+  pod: Pod;
+  ready: boolean;
+  fullyLabeled: boolean;
+  matches: boolean;
+}
+
+const sigCache = new WeakMap<ReplicaSet, string>();
+
+/** Selector + template labels: what the per-pod flags depend on. */
+function signature(rs: ReplicaSet): string {
+  let s = sigCache.get(rs);
+  if (s === undefined) {
+    s = `${rs.metadata.uid}|${canonicalJson(rs.spec.selector)}|${canonicalJson(rs.spec.template?.metadata?.labels ?? {})}`;
+    sigCache.set(rs, s);
+  }
+  return s;
+}
+
+/** Active pods whose controller reference names one ReplicaSet UID. */
+export class OwnedActivePods {
+  private readonly entries = new Map<string, Entry>();
+  private sig = '';
+  private selector: Selector | undefined;
+  private templateLabels: Record<string, string> | undefined;
+  ready = 0;
+  fullyLabeled = 0;
+  mismatched = 0;
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** Re-derives the per-pod flags if `rs`'s selector or template labels differ from the last seen. */
+  refresh(rs: ReplicaSet | undefined): void {
+    if (!rs) return;
+    const sig = signature(rs);
+    if (sig === this.sig) return;
+    this.sig = sig;
+    const sel = labelSelectorAsSelector(rs.spec.selector);
+    this.selector = typeof sel === 'string' ? undefined : sel;
+    this.templateLabels = rs.spec.template?.metadata?.labels;
+    this.ready = this.fullyLabeled = this.mismatched = 0;
+    for (const e of this.entries.values()) {
+      this.flag(e);
+      this.count(e, 1);
+    }
+  }
+
+  /** Inserts or replaces an active pod (`rs` = its owner from the cache, if known). */
+  set(key: string, pod: Pod, rs: ReplicaSet | undefined): void {
+    this.refresh(rs);
+    const old = this.entries.get(key);
+    if (old) this.count(old, -1);
+    const e: Entry = { pod, ready: false, fullyLabeled: true, matches: true };
+    this.flag(e);
+    this.entries.set(key, e);
+    this.count(e, 1);
+  }
+
+  delete(key: string): boolean {
+    const old = this.entries.get(key);
+    if (!old) return false;
+    this.count(old, -1);
+    this.entries.delete(key);
+    return true;
+  }
+
+  /** Pods whose labels match the owner's selector (claimed), in insertion order. */
+  matching(): Pod[] {
+    const out: Pod[] = [];
+    for (const e of this.entries.values()) if (e.matches) out.push(e.pod);
+    return out;
+  }
+
+  /** Owned pods whose labels no longer match the selector (to be released). */
+  mismatching(): Pod[] {
+    if (this.mismatched === 0) return [];
+    const out: Pod[] = [];
+    for (const e of this.entries.values()) if (!e.matches) out.push(e.pod);
+    return out;
+  }
+
+  /** All active owned pods. */
+  pods(): IterableIterator<Pod> {
+    const it = this.entries.values();
+    return (function* () {
+      for (const e of it) yield e.pod;
+    })();
+  }
+
+  /** Ready matching pods available for `minReadySeconds` at `now`. */
+  available(minReadySeconds: number, now: VirtualTime, clock: Clock): number {
+    if (!minReadySeconds) return this.readyMatching();
+    let n = 0;
+    for (const e of this.entries.values()) if (e.matches && e.ready && isPodAvailable(e.pod, minReadySeconds, now, clock)) n++;
+    return n;
+  }
+
+  /** Ready pods among the matching ones. */
+  readyMatching(): number {
+    if (this.mismatched === 0) return this.ready;
+    let n = 0;
+    for (const e of this.entries.values()) if (e.matches && e.ready) n++;
+    return n;
+  }
+
+  /** Fully labelled pods among the matching ones. */
+  fullyLabeledMatching(): number {
+    if (this.mismatched === 0) return this.fullyLabeled;
+    let n = 0;
+    for (const e of this.entries.values()) if (e.matches && e.fullyLabeled) n++;
+    return n;
+  }
+
+  private flag(e: Entry): void {
+    e.ready = isPodReady(e.pod);
+    e.matches = this.selector ? this.selector.matches(e.pod.metadata.labels) : true;
+    e.fullyLabeled = setMatches(this.templateLabels, e.pod.metadata.labels);
+  }
+
+  private count(e: Entry, d: number): void {
+    if (e.ready) this.ready += d;
+    if (e.fullyLabeled) this.fullyLabeled += d;
+    if (!e.matches) this.mismatched += d;
+  }
+}

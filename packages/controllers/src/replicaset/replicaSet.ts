@@ -1,0 +1,432 @@
+/**
+ * The ReplicaSet controller (`pkg/controller/replicaset/replica_set.go`, v1.22): pod and
+ * ReplicaSet informer handlers (`addPod`, `updatePod`, `deletePod`, `addRS`, `updateRS`,
+ * `deleteRS`), expectations, and `syncReplicaSet` → `claimPods` → `manageReplicas` (slow-start
+ * creation batches 1, 2, 4 … up to `BurstReplicas`; parallel deletes ranked by
+ * `getPodsToDelete`) → `calculateStatus` → `updateReplicaSetStatus` (status subresource).
+ * Spec §12: a MODIFIED event that sets a deletionTimestamp is handled as a deletion at once,
+ * so the replacement is created while the old pod is still Terminating (C14).
+ * Simplifications: no Events are recorded; adoption uses a JSON merge patch of ownerReferences
+ * without the uncached re-GET of the owner (`RecheckDeletionTimestamp`).
+ */
+import type { ApiResult, Pod, ReplicaSet } from '@podsim/api';
+import { seconds } from '@podsim/api';
+import type { ApiClient } from '../client.js';
+import { all, call, isNotFound, isOk, objectOf, statusOf, syncErrorOf, type Sync, type SyncError } from '../coroutine.js';
+import { nowTimestamp, type ControllerEnv } from '../env.js';
+import { UIDTrackingControllerExpectations } from '../expectations.js';
+import {
+  CONTROLLER_UID_INDEX,
+  controllerUidIndexFunc,
+  type Informer,
+  NAMESPACE_INDEX,
+  namespaceIndexFunc,
+  ORPHAN_NAMESPACE_INDEX,
+  orphanNamespaceIndexFunc,
+} from '../informer.js';
+import { labelSelectorAsSelector, setMatches, type Selector } from '../labels.js';
+import { deepCopy, getControllerOf, keyOf, mapsEqual, newControllerRef, objectKey } from '../objects.js';
+import { getPodFromTemplate, isPodActive, isPodAvailable, isPodReady } from '../podutil.js';
+import { Workers } from '../workqueue.js';
+import { OwnedActivePods } from './activePods.js';
+import { getPodsToDelete } from './podsToDelete.js';
+import { calculateStatus, type ManageReplicasError, type ReplicaSetStatusWithConditions } from './replicaSetUtils.js';
+
+/** `BurstReplicas`: the most creations or deletions one sync issues. */
+export const BURST_REPLICAS = 500;
+/** `controller.SlowStartInitialBatchSize`. */
+export const SLOW_START_INITIAL_BATCH_SIZE = 1;
+/** `statusUpdateRetries`: one GET-and-retry after a failed status update. */
+export const STATUS_UPDATE_RETRIES = 1;
+/** `--concurrent-replicaset-syncs` default. */
+export const CONCURRENT_REPLICASET_SYNCS = 5;
+
+export interface ReplicaSetControllerOptions {
+  readonly burstReplicas?: number;
+  readonly workers?: number;
+}
+
+const RS_API_VERSION = 'apps/v1';
+const RS_KIND = 'ReplicaSet';
+
+export class ReplicaSetController {
+  readonly expectations = new UIDTrackingControllerExpectations();
+  readonly workers: Workers;
+  private readonly owned = new Map<string, OwnedActivePods>();
+  private readonly burstReplicas: number;
+
+  constructor(
+    private readonly env: ControllerEnv,
+    private readonly pods: Informer<Pod>,
+    private readonly rss: Informer<ReplicaSet>,
+    private readonly client: ApiClient,
+    opts: ReplicaSetControllerOptions = {},
+  ) {
+    this.burstReplicas = opts.burstReplicas ?? BURST_REPLICAS;
+    this.workers = new Workers(env, opts.workers ?? CONCURRENT_REPLICASET_SYNCS, (key) => this.syncReplicaSet(key), client.sender);
+    pods.addIndexer(ORPHAN_NAMESPACE_INDEX, orphanNamespaceIndexFunc);
+    rss.addIndexer(NAMESPACE_INDEX, namespaceIndexFunc);
+    rss.addIndexer(CONTROLLER_UID_INDEX, controllerUidIndexFunc);
+    pods.addEventHandler({
+      onAdd: (p) => {
+        this.indexPod(undefined, p);
+        this.addPod(p);
+      },
+      onUpdate: (o, p) => {
+        this.indexPod(o, p);
+        this.updatePod(o, p);
+      },
+      onDelete: (p) => {
+        this.indexPod(p, undefined);
+        this.deletePod(p);
+      },
+    });
+    rss.addEventHandler({
+      onAdd: (rs) => this.enqueue(rs),
+      onUpdate: (o, rs) => this.updateRS(o, rs),
+      onDelete: (rs) => this.deleteRS(rs),
+    });
+  }
+
+  /** The active pods owned by a ReplicaSet UID (for tests and the deployment controller). */
+  activePodsOf(rsUid: string): OwnedActivePods | undefined {
+    return this.owned.get(rsUid);
+  }
+
+  private enqueue(rs: ReplicaSet): void {
+    this.workers.queue.add(objectKey(rs));
+  }
+
+  // ---- informer handlers ------------------------------------------------------------------
+
+  /** Keeps {@link OwnedActivePods} current: an inactive pod (deletionTimestamp, terminal) leaves at once. */
+  private indexPod(old: Pod | undefined, cur: Pod | undefined): void {
+    const key = objectKey((cur ?? old)!);
+    const oldRef = old ? getControllerOf(old) : undefined;
+    const curRef = cur && isPodActive(cur) ? getControllerOf(cur) : undefined;
+    if (oldRef && oldRef.uid !== curRef?.uid) {
+      const o = this.owned.get(oldRef.uid);
+      if (o && o.delete(key) && o.size === 0) this.owned.delete(oldRef.uid);
+    }
+    if (curRef && curRef.kind === RS_KIND) {
+      let o = this.owned.get(curRef.uid);
+      if (!o) this.owned.set(curRef.uid, (o = new OwnedActivePods()));
+      o.set(key, cur!, this.rss.get(keyOf(cur!.metadata.namespace, curRef.name)));
+    }
+  }
+
+  /** `resolveControllerRef`: the cached RS the reference names, if its UID matches. */
+  private resolveControllerRef(namespace: string | undefined, ref: { kind: string; name: string; uid: string } | undefined): ReplicaSet | undefined {
+    if (!ref || ref.kind !== RS_KIND) return undefined;
+    const rs = this.rss.get(keyOf(namespace, ref.name));
+    return rs && rs.metadata.uid === ref.uid ? rs : undefined;
+  }
+
+  /** `getPodReplicaSets`: ReplicaSets in the pod's namespace whose selector matches it. */
+  private getPodReplicaSets(pod: Pod): ReplicaSet[] {
+    const out: ReplicaSet[] = [];
+    for (const rs of this.rss.byIndex(NAMESPACE_INDEX, pod.metadata.namespace ?? '')) {
+      const sel = labelSelectorAsSelector(rs.spec.selector);
+      if (typeof sel === 'string' || sel.empty) continue;
+      if (sel.matches(pod.metadata.labels)) out.push(rs);
+    }
+    return out;
+  }
+
+  /** `addPod`. A pod that arrives already being deleted counts as a deletion, not a creation. */
+  private addPod(pod: Pod): void {
+    if (pod.metadata.deletionTimestamp) {
+      this.deletePod(pod);
+      return;
+    }
+    const ref = getControllerOf(pod);
+    if (ref) {
+      const rs = this.resolveControllerRef(pod.metadata.namespace, ref);
+      if (!rs) return;
+      this.expectations.creationObserved(objectKey(rs));
+      this.enqueue(rs);
+      return;
+    }
+    for (const rs of this.getPodReplicaSets(pod)) this.enqueue(rs);
+  }
+
+  /** `updatePod`: a deletionTimestamp is a deletion (spec §12); readiness may requeue for minReadySeconds. */
+  private updatePod(old: Pod, cur: Pod): void {
+    if (cur.metadata.resourceVersion === old.metadata.resourceVersion) return;
+    const labelChanged = !mapsEqual(old.metadata.labels, cur.metadata.labels);
+    if (cur.metadata.deletionTimestamp) {
+      this.deletePod(cur);
+      if (labelChanged) this.deletePod(old);
+      return;
+    }
+    const curRef = getControllerOf(cur);
+    const oldRef = getControllerOf(old);
+    const refChanged = curRef?.uid !== oldRef?.uid;
+    if (refChanged && oldRef) {
+      const rs = this.resolveControllerRef(old.metadata.namespace, oldRef);
+      if (rs) this.enqueue(rs);
+    }
+    if (curRef) {
+      const rs = this.resolveControllerRef(cur.metadata.namespace, curRef);
+      if (!rs) return;
+      this.enqueue(rs);
+      const minReady = rs.spec.minReadySeconds ?? 0;
+      if (!isPodReady(old) && isPodReady(cur) && minReady > 0) {
+        // Upstream adds a second "to avoid milliseconds skew in AddAfter".
+        this.workers.queue.addAfter(objectKey(rs), seconds(minReady) + seconds(1));
+      }
+      return;
+    }
+    if (labelChanged || refChanged) for (const rs of this.getPodReplicaSets(cur)) this.enqueue(rs);
+  }
+
+  /** `deletePod`: observes the deletion in the owner's expectations and requeues it. */
+  private deletePod(pod: Pod): void {
+    const ref = getControllerOf(pod);
+    if (!ref) return;
+    const rs = this.resolveControllerRef(pod.metadata.namespace, ref);
+    if (!rs) return;
+    this.expectations.deletionObserved(objectKey(rs), objectKey(pod));
+    this.enqueue(rs);
+  }
+
+  private updateRS(old: ReplicaSet, cur: ReplicaSet): void {
+    if (old.metadata.uid !== cur.metadata.uid) this.deleteRS(old);
+    this.enqueue(cur);
+  }
+
+  private deleteRS(rs: ReplicaSet): void {
+    this.expectations.deleteExpectations(objectKey(rs));
+    this.enqueue(rs);
+  }
+
+  // ---- sync -------------------------------------------------------------------------------
+
+  /** `syncReplicaSet(key)`. Returns a SyncError to requeue the key with backoff. */
+  *syncReplicaSet(key: string): Sync<SyncError | undefined> {
+    const rs = this.rss.get(key);
+    if (!rs) {
+      this.expectations.deleteExpectations(key);
+      return undefined;
+    }
+    const rsNeedsSync = this.expectations.satisfiedExpectations(key, this.env.now);
+    const selector = labelSelectorAsSelector(rs.spec.selector);
+    if (typeof selector === 'string') return undefined; // invalid selector: logged upstream, never requeued
+    const uid = rs.metadata.uid ?? '';
+    const owned = this.owned.get(uid);
+    owned?.refresh(rs);
+
+    const claim = yield* this.claimPods(rs, selector, owned);
+    if (claim.error) return claim.error;
+    const filtered = claim.pods;
+    const minReady = rs.spec.minReadySeconds ?? 0;
+    // Status counts come from the pods listed at the start of the sync, as upstream.
+    const counts = {
+      replicas: filtered.length,
+      fullyLabeledReplicas: (owned?.fullyLabeledMatching() ?? 0) + claim.adopted.fully,
+      readyReplicas: (owned?.readyMatching() ?? 0) + claim.adopted.ready,
+      availableReplicas: (owned?.available(minReady, this.env.now, this.env.clock) ?? 0) + claim.adopted.available,
+    };
+
+    let manageErr: ManageReplicasError | undefined;
+    if (rsNeedsSync && !rs.metadata.deletionTimestamp) manageErr = yield* this.manageReplicas(filtered, rs);
+
+    const newStatus = calculateStatus(rs, counts, manageErr, nowTimestamp(this.env));
+    const upd = yield* this.updateReplicaSetStatus(rs, newStatus);
+    if ('error' in upd) return upd.error;
+    const updated = upd.rs;
+    const replicas = updated.spec.replicas ?? 1;
+    if (!manageErr && minReady > 0 && (updated.status?.readyReplicas ?? 0) === replicas && (updated.status?.availableReplicas ?? 0) !== replicas) {
+      this.workers.queue.addAfter(key, seconds(minReady));
+    }
+    return manageErr ? { reason: manageErr.reason, message: manageErr.message } : undefined;
+  }
+
+  /**
+   * `claimPods` (ControllerRefManager.ClaimPods on the active pods): keeps owned pods that match,
+   * releases owned pods that no longer match, adopts matching orphans.
+   */
+  private *claimPods(
+    rs: ReplicaSet,
+    selector: Selector,
+    owned: OwnedActivePods | undefined,
+  ): Sync<{ pods: Pod[]; adopted: { ready: number; fully: number; available: number }; error?: SyncError }> {
+    const pods = owned ? owned.matching() : [];
+    const adopted = { ready: 0, fully: 0, available: 0 };
+    const release = owned ? owned.mismatching() : [];
+    const ns = rs.metadata.namespace ?? '';
+    const orphans: Pod[] = [];
+    if (!rs.metadata.deletionTimestamp && !selector.empty) {
+      for (const p of this.pods.byIndex(ORPHAN_NAMESPACE_INDEX, ns)) {
+        if (isPodActive(p) && selector.matches(p.metadata.labels)) orphans.push(p);
+      }
+    }
+    if (release.length === 0 && orphans.length === 0) return { pods, adopted };
+    const ref = newControllerRef(rs, RS_API_VERSION, RS_KIND);
+    const reqs = [
+      ...release.map((p) => patchOwnerRefs(p, (p.metadata.ownerReferences ?? []).filter((r) => r.uid !== rs.metadata.uid))),
+      ...orphans.map((p) => patchOwnerRefs(p, [...(p.metadata.ownerReferences ?? []), ref])),
+    ];
+    const results = yield* all(reqs);
+    let error: SyncError | undefined;
+    results.forEach((res, i) => {
+      if (isOk(res) || isNotFound(res)) {
+        if (i >= release.length && isOk(res)) {
+          const p = orphans[i - release.length];
+          pods.push(p);
+          if (isPodReady(p)) adopted.ready++;
+          if (isPodAvailable(p, rs.spec.minReadySeconds ?? 0, this.env.now, this.env.clock)) adopted.available++;
+          if (setMatches(rs.spec.template?.metadata?.labels, p.metadata.labels)) adopted.fully++;
+        }
+      } else error ??= syncErrorOf(res, i < release.length ? 'release pod' : 'adopt pod');
+    });
+    return { pods, adopted, error };
+  }
+
+  /**
+   * `manageReplicas(filteredPods, rs)`: creates `min(replicas − active, burstReplicas)` pods in
+   * slow-start batches, or deletes the surplus (ranked) in parallel. Returns the first error.
+   */
+  private *manageReplicas(filtered: readonly Pod[], rs: ReplicaSet): Sync<ManageReplicasError | undefined> {
+    const replicas = rs.spec.replicas ?? 1;
+    const diff = filtered.length - replicas;
+    const key = objectKey(rs);
+    const ns = rs.metadata.namespace ?? '';
+    const rsName = rs.metadata.name ?? '';
+    if (diff < 0) {
+      const n = Math.min(-diff, this.burstReplicas);
+      this.expectations.expectCreations(key, n, this.env.now);
+      const ref = newControllerRef(rs, RS_API_VERSION, RS_KIND);
+      let successes = 0;
+      let remaining = n;
+      let batch = Math.min(remaining, SLOW_START_INITIAL_BATCH_SIZE);
+      let err: ManageReplicasError | undefined;
+      while (batch > 0) {
+        const reqs = Array.from({ length: batch }, () => ({
+          type: 'ApiCreate' as const,
+          resource: 'pods' as const,
+          namespace: ns,
+          object: getPodFromTemplate(rs.spec.template, rsName, ref),
+        }));
+        const results = yield* all(reqs);
+        for (const res of results) {
+          if (isOk(res)) {
+            successes++;
+            const pod = objectOf<Pod>(res);
+            this.env.trace('controller.rs.create', `${ns}/${rsName} created pod ${pod.metadata.name}`, {
+              namespace: ns,
+              replicaset: rsName,
+              pod: pod.metadata.name,
+              uid: pod.metadata.uid,
+            });
+          } else {
+            err ??= { reason: 'FailedCreate', message: statusOf(res).message ?? `HTTP ${res.code}` };
+            this.env.trace('controller.rs.create', `${ns}/${rsName} create failed: ${res.code}`, { namespace: ns, replicaset: rsName, code: res.code });
+          }
+        }
+        if (err) break;
+        remaining -= batch;
+        batch = Math.min(2 * batch, remaining);
+      }
+      // Creations that failed or were never attempted will not be observed.
+      for (let i = successes; i < n; i++) this.expectations.creationObserved(key);
+      return err;
+    }
+    if (diff > 0) {
+      const n = Math.min(diff, this.burstReplicas);
+      const toDelete = getPodsToDelete(filtered, this.getIndirectlyRelatedPods(rs), n, this.env.now, this.env.clock);
+      this.expectations.expectDeletions(
+        key,
+        toDelete.map((p) => objectKey(p)),
+        this.env.now,
+      );
+      const results = yield* all(
+        toDelete.map((p) => ({ type: 'ApiDelete' as const, resource: 'pods' as const, namespace: ns, name: p.metadata.name ?? '', options: {} })),
+      );
+      let err: ManageReplicasError | undefined;
+      results.forEach((res, i) => {
+        const p = toDelete[i];
+        this.env.trace('controller.rs.delete', `${ns}/${rsName} deleted pod ${p.metadata.name}: ${res.code}`, {
+          namespace: ns,
+          replicaset: rsName,
+          pod: p.metadata.name,
+          uid: p.metadata.uid,
+          code: res.code,
+        });
+        if (!isOk(res)) {
+          // The informer will not observe this deletion.
+          this.expectations.deletionObserved(key, objectKey(p));
+          if (!isNotFound(res)) err ??= { reason: 'FailedDelete', message: statusOf(res).message ?? `HTTP ${res.code}` };
+        }
+      });
+      return err;
+    }
+    return undefined;
+  }
+
+  /** `getIndirectlyRelatedPods`: active pods of every ReplicaSet with the same controller. */
+  private getIndirectlyRelatedPods(rs: ReplicaSet): Pod[] {
+    const ref = getControllerOf(rs);
+    if (!ref) return [];
+    const out: Pod[] = [];
+    for (const k of this.rss.indexKeys(CONTROLLER_UID_INDEX, ref.uid)) {
+      const related = this.rss.get(k)!;
+      const o = this.owned.get(related.metadata.uid ?? '');
+      if (o) for (const p of o.pods()) out.push(p);
+    }
+    return out;
+  }
+
+  /**
+   * `updateReplicaSetStatus`: skips the write when nothing changed, else PUTs the status
+   * subresource with `observedGeneration = generation`; after a failure GETs the RS and retries once.
+   */
+  private *updateReplicaSetStatus(rs: ReplicaSet, newStatus: ReplicaSetStatusWithConditions): Sync<{ rs: ReplicaSet } | { error: SyncError }> {
+    const old = (rs.status ?? { replicas: 0 }) as ReplicaSetStatusWithConditions;
+    const generation = rs.metadata.generation ?? 0;
+    if (
+      (old.replicas ?? 0) === newStatus.replicas &&
+      (old.fullyLabeledReplicas ?? 0) === newStatus.fullyLabeledReplicas &&
+      (old.readyReplicas ?? 0) === newStatus.readyReplicas &&
+      (old.availableReplicas ?? 0) === newStatus.availableReplicas &&
+      generation === (old.observedGeneration ?? 0) &&
+      conditionsEqual(old.conditions, newStatus.conditions)
+    ) {
+      return { rs };
+    }
+    const status: ReplicaSetStatusWithConditions = { ...newStatus, observedGeneration: generation };
+    let cur = rs;
+    for (let i = 0; ; i++) {
+      const res: ApiResult = yield* call({
+        type: 'ApiUpdate',
+        resource: 'replicasets',
+        namespace: cur.metadata.namespace,
+        name: cur.metadata.name ?? '',
+        subresource: 'status',
+        object: { ...deepCopy(cur), status } as ReplicaSet,
+      });
+      if (isOk(res)) return { rs: objectOf<ReplicaSet>(res) };
+      if (i >= STATUS_UPDATE_RETRIES) return { error: syncErrorOf(res, 'update replicaset status') };
+      const got: ApiResult = yield* call({ type: 'ApiGet', resource: 'replicasets', namespace: cur.metadata.namespace, name: cur.metadata.name ?? '' });
+      if (!isOk(got)) return { error: syncErrorOf(got, 'get replicaset') };
+      cur = objectOf<ReplicaSet>(got);
+    }
+  }
+}
+
+function conditionsEqual(a: readonly unknown[] | undefined, b: readonly unknown[] | undefined): boolean {
+  return JSON.stringify(a ?? []) === JSON.stringify(b ?? []);
+}
+
+/** A merge patch replacing a pod's ownerReferences (adopt / release). */
+function patchOwnerRefs(p: Pod, refs: unknown[]) {
+  return {
+    type: 'ApiPatch' as const,
+    resource: 'pods' as const,
+    namespace: p.metadata.namespace,
+    name: p.metadata.name ?? '',
+    patchType: 'merge' as const,
+    patch: { metadata: { ownerReferences: refs.length > 0 ? refs : null } },
+  };
+}
+

@@ -1,0 +1,123 @@
+/**
+ * The default plugins podsim runs (`pkg/scheduler/framework/plugins`, v1.22), in filter order:
+ * NodeUnschedulable, TaintToleration (plus the `node.kubernetes.io/not-ready` /
+ * `unreachable` NoSchedule taints that TaintNodesByCondition puts on a node that is not Ready),
+ * NodeAffinity (nodeSelector), NodeResourcesFit (pods, cpu, memory); the first failing plugin
+ * gives the node's reasons. Score: NodeResourcesLeastAllocated over cpu and memory with the
+ * non-zero request defaults (pods count when the node reports neither). `FitError.Error()`
+ * builds "0/N nodes are available: <count reason>, …." with reasons sorted.
+ */
+import type { Node, Pod, Taint, Toleration } from '@podsim/api';
+import type { NodeInfo, PodResources } from './nodeInfo.js';
+
+export const TAINT_NODE_NOT_READY = 'node.kubernetes.io/not-ready';
+export const TAINT_NODE_UNREACHABLE = 'node.kubernetes.io/unreachable';
+export const TAINT_NODE_UNSCHEDULABLE = 'node.kubernetes.io/unschedulable';
+export const ERR_REASON_UNSCHEDULABLE = 'node(s) were unschedulable';
+export const ERR_REASON_NODE_SELECTOR = "node(s) didn't match Pod's node affinity/selector";
+export const MAX_NODE_SCORE = 100;
+
+/** `v1.Toleration.ToleratesTaint`. */
+export function toleratesTaint(t: Toleration, taint: Taint): boolean {
+  if (t.effect && t.effect !== taint.effect) return false;
+  if (t.key && t.key !== taint.key) return false;
+  if (t.operator === 'Exists') return true;
+  return (t.value ?? '') === (taint.value ?? '');
+}
+
+function tolerated(tolerations: readonly Toleration[] | undefined, taint: Taint): boolean {
+  return (tolerations ?? []).some((t) => toleratesTaint(t, taint));
+}
+
+/** The node's Ready condition status ('True' | 'False' | 'Unknown'), undefined when absent. */
+export function nodeReadyStatus(node: Node): string | undefined {
+  return node.status?.conditions?.find((c) => c.type === 'Ready')?.status;
+}
+
+/** Node taints plus the NoSchedule taint the node lifecycle controller would add for readiness. */
+export function effectiveTaints(node: Node, requireReady: boolean): Taint[] {
+  const taints = [...(node.spec?.taints ?? [])];
+  if (requireReady) {
+    const ready = nodeReadyStatus(node);
+    if (ready !== 'True') {
+      const key = ready === 'False' ? TAINT_NODE_NOT_READY : TAINT_NODE_UNREACHABLE;
+      if (!taints.some((t) => t.key === key && t.effect === 'NoSchedule')) taints.push({ key, effect: 'NoSchedule' });
+    }
+  }
+  return taints;
+}
+
+/** Runs the filters on one node; returns [] when the pod fits, else the failing plugin's reasons. */
+export function filterNode(pod: Pod, r: PodResources, info: NodeInfo, requireReady: boolean): string[] {
+  const node = info.node!;
+  // NodeUnschedulable.
+  if (node.spec?.unschedulable && !tolerated(pod.spec.tolerations, { key: TAINT_NODE_UNSCHEDULABLE, effect: 'NoSchedule' })) return [ERR_REASON_UNSCHEDULABLE];
+  // TaintToleration (NoSchedule / NoExecute).
+  for (const taint of effectiveTaints(node, requireReady)) {
+    if (taint.effect !== 'NoSchedule' && taint.effect !== 'NoExecute') continue;
+    if (!tolerated(pod.spec.tolerations, taint)) return [`node(s) had taint {${taint.key}: ${taint.value ?? ''}}, that the pod didn't tolerate`];
+  }
+  // NodeAffinity (nodeSelector).
+  const sel = pod.spec.nodeSelector;
+  if (sel) {
+    const labels = node.metadata.labels ?? {};
+    for (const [k, v] of Object.entries(sel)) if (labels[k] !== v) return [ERR_REASON_NODE_SELECTOR];
+  }
+  // NodeResourcesFit.
+  const reasons: string[] = [];
+  if (info.pods.size + 1 > info.allowedPods) reasons.push('Too many pods');
+  if (r.cpu === 0 && r.mem === 0) return reasons;
+  if (info.allocCpu !== undefined && r.cpu > info.allocCpu - info.requestedCpu) reasons.push('Insufficient cpu');
+  if (info.allocMem !== undefined && r.mem > info.allocMem - info.requestedMem) reasons.push('Insufficient memory');
+  return reasons;
+}
+
+/** `leastRequestedScore(requested, capacity)`. */
+function leastRequestedScore(requested: number, capacity: number): number {
+  if (capacity === 0 || requested > capacity) return 0;
+  return Math.floor(((capacity - requested) * MAX_NODE_SCORE) / capacity);
+}
+
+/** NodeResourcesLeastAllocated: mean of the cpu and memory scores after adding the pod. */
+export function leastAllocatedScore(r: PodResources, info: NodeInfo): number {
+  let sum = 0;
+  let weights = 0;
+  if (info.allocCpu !== undefined) {
+    sum += leastRequestedScore(info.nonzeroCpu + r.nzCpu, info.allocCpu);
+    weights++;
+  }
+  if (info.allocMem !== undefined) {
+    sum += leastRequestedScore(info.nonzeroMem + r.nzMem, info.allocMem);
+    weights++;
+  }
+  if (weights === 0) return leastRequestedScore(info.pods.size + 1, info.allowedPods);
+  return Math.floor(sum / weights);
+}
+
+/** `FitError.Error()`: "0/N nodes are available: 2 Insufficient cpu, 1 Too many pods." */
+export function fitErrorMessage(numAllNodes: number, nodeReasons: ReadonlyMap<string, readonly string[]>): string {
+  const counts = new Map<string, number>();
+  for (const rs of nodeReasons.values()) for (const r of rs) counts.set(r, (counts.get(r) ?? 0) + 1);
+  const parts = [...counts].map(([r, n]) => `${n} ${r}`).sort();
+  return `0/${numAllNodes} nodes are available: ${parts.join(', ')}.`;
+}
+
+/** `ErrNoNodesAvailable`. */
+export const NO_NODES_AVAILABLE = 'no nodes available to schedule pods';
+
+/** `DefaultPercentageOfNodesToScore` and the floors of `numFeasibleNodesToFind`. */
+export const DEFAULT_PERCENTAGE_OF_NODES_TO_SCORE = 50;
+export const MIN_FEASIBLE_NODES_TO_FIND = 100;
+export const MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5;
+
+/** `numFeasibleNodesToFind`: how many feasible nodes to look for before scoring (adaptive when 0). */
+export function numFeasibleNodesToFind(numAllNodes: number, percentageOfNodesToScore: number): number {
+  if (numAllNodes < MIN_FEASIBLE_NODES_TO_FIND || percentageOfNodesToScore >= 100) return numAllNodes;
+  let adaptive = percentageOfNodesToScore;
+  if (adaptive <= 0) {
+    adaptive = DEFAULT_PERCENTAGE_OF_NODES_TO_SCORE - Math.floor(numAllNodes / 125);
+    if (adaptive < MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND) adaptive = MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND;
+  }
+  const n = Math.floor((numAllNodes * adaptive) / 100);
+  return n < MIN_FEASIBLE_NODES_TO_FIND ? MIN_FEASIBLE_NODES_TO_FIND : n;
+}
