@@ -5,7 +5,7 @@
  * terminated, the kubelet's grace-0 MODIFIED, DELETED) — the shape of the minio trace of issue #7.
  */
 import test from 'ava';
-import { mkPod, runPair, S } from './pairHarness.js';
+import { checkInvariants, mkPod, runPair, S } from './pairHarness.js';
 
 test('graceful delete: Running → 1/1 Terminating → three 0/1 Terminating writes → gone ≈3–4 s later', (t) => {
   const run = runPair({
@@ -38,4 +38,5 @@ test('graceful delete: Running → 1/1 Terminating → three 0/1 Terminating wri
   t.is(st.phase, 'Running');
   t.is(st.containerStatuses?.[0].state.terminated?.reason, 'Completed');
   t.is(st.conditions?.find((c) => c.type === 'Ready')?.status, 'False');
+  t.deepEqual(checkInvariants(run), []);
 });

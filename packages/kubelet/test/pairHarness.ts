@@ -137,3 +137,75 @@ export function mkPod(name: string, opts: { tgps?: number; annotations?: Record<
     },
   };
 }
+
+/**
+ * Checks spec §14 invariants the kubelet owns over a pair run's trace; returns the violations
+ * (empty = all hold). 1: no DELETED while a container of that UID runs, unless the pod was
+ * force-deleted; 2: the kubelet's final DELETE only once every container of the pod exited;
+ * 5: a preStop wait ends before its container's StopContainer; 8: one sync span at a time per
+ * UID, in the order Sync* → Terminating+ → Terminated; 9: no container start after termination
+ * began. A kubelet restart closes its open spans. (Invariant 7 is pinned by the kill timing tests.)
+ */
+export function checkInvariants(run: PairRun, opts: { forceDeleted?: readonly string[] } = {}): string[] {
+  const out: string[] = [];
+  const running = new Map<string, Set<string>>();
+  const containerKey = new Map<string, string>();
+  const preStopOpen = new Set<string>();
+  const openSync = new Map<string, string>();
+  const phase = new Map<string, number>();
+  const terminating = new Set<string>();
+  const order: Record<string, number> = { SyncPodWork: 0, TerminatingPodWork: 1, TerminatedPodWork: 2 };
+  for (const r of run.traces) {
+    const d = (r.data ?? {}) as Record<string, unknown>;
+    const uid = d.podUid as string;
+    switch (r.kind) {
+      case 'engine.restart':
+        // A crashed kubelet's open spans never close; its successor starts afresh.
+        if (r.actor.startsWith('kubelet/')) {
+          openSync.clear();
+          preStopOpen.clear();
+        }
+        break;
+      case 'cri.start': {
+        let set = running.get(uid);
+        if (!set) running.set(uid, (set = new Set()));
+        set.add(d.containerId as string);
+        containerKey.set(d.containerId as string, `${uid}/${d.container}`);
+        if (terminating.has(uid)) out.push(`inv9: ${d.pod}/${d.container} started at ${r.t} after termination began`);
+        break;
+      }
+      case 'cri.exit':
+        running.get(uid)?.delete(d.containerId as string);
+        break;
+      case 'client.watch':
+        if (d.type === 'DELETED' && (running.get(d.uid as string)?.size ?? 0) > 0 && !(opts.forceDeleted ?? []).includes(d.name as string)) {
+          out.push(`inv1: ${d.name} removed at ${r.t} while containers run`);
+        }
+        break;
+      case 'kubelet.finalDelete':
+        if ((running.get(uid)?.size ?? 0) > 0) out.push(`inv2: final DELETE of ${d.pod} at ${r.t} while containers run`);
+        break;
+      case 'kubelet.preStop':
+        if (d.ph === 'B') preStopOpen.add(`${uid}/${d.container}`);
+        else preStopOpen.delete(`${uid}/${d.container}`);
+        break;
+      case 'cri.call': {
+        const key = containerKey.get(d.containerId as string);
+        if (r.msg.startsWith('StopContainer') && key !== undefined && preStopOpen.has(key)) out.push(`inv5: StopContainer of ${key} at ${r.t} during its preStop`);
+        break;
+      }
+      case 'kubelet.sync': {
+        const w = d.work as string;
+        if (d.ph === 'B') {
+          if (openSync.has(uid)) out.push(`inv8: ${w} of ${d.pod} began at ${r.t} while ${openSync.get(uid)} runs`);
+          openSync.set(uid, w);
+          if ((phase.get(uid) ?? 0) > order[w]) out.push(`inv8: ${d.pod} went back to ${w} at ${r.t}`);
+          phase.set(uid, Math.max(phase.get(uid) ?? 0, order[w]));
+          if (w !== 'SyncPodWork') terminating.add(uid);
+        } else openSync.delete(uid);
+        break;
+      }
+    }
+  }
+  return out;
+}

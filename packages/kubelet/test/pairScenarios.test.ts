@@ -5,7 +5,7 @@
  * that will not unmount (C18). Times are virtual seconds.
  */
 import test from 'ava';
-import { mkPod, runPair, S, type PairRun } from './pairHarness.js';
+import { checkInvariants, mkPod, runPair, S, type PairRun } from './pairHarness.js';
 
 const gone = (run: PairRun, name: string) => run.first('client.watch', (r) => r.data?.type === 'DELETED' && r.data?.name === name);
 const sig = (run: PairRun, name: string, signal: string) => run.all('cri.signal', (r) => r.data?.pod === name && r.data?.signal === signal).map((r) => r.t / S);
@@ -31,6 +31,7 @@ test('force delete: the API object is gone at once, the container still gets the
   t.is(run.all('kubelet.finalDelete').length, 0);
   const kubeletWrites = run.all('api.request', (r) => r.data?.client === 'kubelet/n1' && r.t > 10 * S && ['patch', 'delete'].includes(r.data?.verb as string) && r.data?.resource === 'pods');
   t.deepEqual(kubeletWrites, []);
+  t.deepEqual(checkInvariants(run, { forceDeleted: ['p'] }), []);
 });
 
 test('delete before start: a pod created and deleted while the kubelet was down never starts a container (C25)', (t) => {
@@ -48,6 +49,7 @@ test('delete before start: a pod created and deleted while the kubelet was down 
   const works = run.all('kubelet.sync', (r) => r.data?.ph === 'B').map((r) => r.data!.work);
   t.deepEqual(works, ['TerminatingPodWork', 'TerminatedPodWork']);
   t.is(run.all('kubelet.finalDelete')[0]?.data?.code, 200);
+  t.deepEqual(checkInvariants(run), []);
 });
 
 test('delete during the image pull: ContainerCreating meanwhile; syncPod still starts the container, the next sync kills it', (t) => {
@@ -69,6 +71,7 @@ test('delete during the image pull: ContainerCreating meanwhile; syncPod still s
   t.deepEqual(exits(run, 'p').map((e) => e.code), [143]);
   const g = gone(run, 'p')!;
   t.true(g > term[0] && g < term[0] + 3, `gone at ${g}`);
+  t.deepEqual(checkInvariants(run), []);
 });
 
 test('a second delete with a shorter grace: dgps and dts shrink in the API, the in-flight StopContainer keeps its 60 s', (t) => {
@@ -91,6 +94,7 @@ test('a second delete with a shorter grace: dgps and dts shrink in the API, the 
   t.true(kill[0] > 70 && kill[0] < 71.5, `KILL at ${kill[0]} (60 s after the TERM at ~10)`);
   const g = gone(run, 'p')!;
   t.true(g > kill[0] && g < kill[0] + 3);
+  t.deepEqual(checkInvariants(run), []);
 });
 
 test('kill errors then recovery: StopContainer and StopPodSandbox fail twice; syncTerminatingPod is retried after the 10–15 s backoff', (t) => {
@@ -119,6 +123,7 @@ test('kill errors then recovery: StopContainer and StopPodSandbox fail twice; sy
   t.true(failedKill.length > 0);
   const g = gone(run, 'p')!;
   t.true(g > stops[2] && g < stops[2] + 3);
+  t.deepEqual(checkInvariants(run), []);
 });
 
 test('kubelet restart mid-termination: the new kubelet terminates again with the full grace; the pod is still deleted', (t) => {
@@ -140,6 +145,7 @@ test('kubelet restart mid-termination: the new kubelet terminates again with the
   const g = gone(run, 'p')!;
   t.true(g > kill[0] && g < kill[0] + 4, `gone at ${g}`);
   t.is(run.all('kubelet.finalDelete').at(-1)?.data?.code, 200);
+  t.deepEqual(checkInvariants(run), []);
 });
 
 test('C18: a volume that fails to unmount keeps the pod 0/1 Terminating until the unmount succeeds', (t) => {
@@ -158,6 +164,7 @@ test('C18: a volume that fails to unmount keeps the pod 0/1 Terminating until th
   const g = gone(run, 'p')!;
   t.true(g >= 610 && g <= 735, `gone at ${g} (first unmount retry after 600 s of failures)`);
   t.true(run.all('kubelet.volume').length > 5, 'unmount retried with backoff');
+  t.deepEqual(checkInvariants(run), []);
 });
 
 test('a failed StopContainer still stops the sandbox (SIGKILL, 137); the PLEG ContainerDied event retries at once', (t) => {
@@ -177,4 +184,5 @@ test('a failed StopContainer still stops the sandbox (SIGKILL, 137); the PLEG Co
   t.true(terminating[1].t - terminating[0].t < 1.5 * S, 'retried by the PLEG event, not the 10 s backoff');
   const g = gone(run, 'p')!;
   t.true(g < 12.5, `gone at ${g}`);
+  t.deepEqual(checkInvariants(run), []);
 });
