@@ -16,7 +16,7 @@ import { EventRecorder } from './events.js';
 import type { KubeletConfig } from './kubeletConfig.js';
 import { killPod, type KillDeps } from './kuberuntime/killPod.js';
 import { getPodStatus } from './kuberuntime/runtimeStatus.js';
-import { Backoff, ERR_CRASH_LOOP_BACK_OFF, ERR_IMAGE_PULL, syncPodRuntime } from './kuberuntime/syncPod.js';
+import { Backoff, ERR_CRASH_LOOP_BACK_OFF, ERR_IMAGE_PULL_BACK_OFF, syncPodRuntime } from './kuberuntime/syncPod.js';
 import { GenericPLEG, type PodLifecycleEvent } from './pleg/generic.js';
 import { PodCache } from './pleg/podCache.js';
 import { PodWorkers, type PodSyncer, type SyncError, type SyncPodType, type WorkerContext } from './podWorkers.js';
@@ -371,9 +371,14 @@ export class Kubelet implements PodSyncer {
           }
         }
         if (result.error === undefined) return done(undefined);
-        // Failures that are only backoffs are not errors.
-        const real = result.results.some((r) => r.error !== undefined && r.error !== ERR_CRASH_LOOP_BACK_OFF && r.error !== ERR_IMAGE_PULL);
-        done(real ? result.error : undefined);
+        // "Do not return error if the only failures were pods in backoff": upstream's loop returns
+        // the error as soon as any result is not a backoff error — including the successful
+        // ConfigPodSandbox result SyncPod always records — so in practice a CrashLoopBackOff is
+        // returned and the pod worker retries after its 10–15 s backoff (kubernetes#123602).
+        for (const r of result.results) {
+          if (r.error !== ERR_CRASH_LOOP_BACK_OFF && r.error !== ERR_IMAGE_PULL_BACK_OFF) return done(result.error);
+        }
+        done(undefined);
       });
     };
     // A pod whose cgroup is missing although its containers run (not its first sync) is killed first.

@@ -26,7 +26,7 @@ export const MINIMUM_GRACE_PERIOD_IN_SECONDS = 2;
 
 /** One step of a multi-step sync (`kubecontainer.SyncResult`). */
 export interface SyncResult {
-  readonly action: 'KillContainer' | 'KillPodSandbox' | 'StartContainer' | 'CreatePodSandbox';
+  readonly action: 'KillContainer' | 'KillPodSandbox' | 'StartContainer' | 'CreatePodSandbox' | 'ConfigPodSandbox';
   readonly target: string;
   readonly error?: string;
 }

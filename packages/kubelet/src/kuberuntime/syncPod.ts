@@ -30,6 +30,7 @@ import { killPod, podSyncResult, type PodSyncResult, type SyncResult } from './k
 
 export const ERR_CRASH_LOOP_BACK_OFF = 'CrashLoopBackOff';
 export const ERR_IMAGE_PULL = 'ErrImagePull';
+export const ERR_IMAGE_PULL_BACK_OFF = 'ImagePullBackOff';
 export const ERR_CREATE_CONTAINER = 'CreateContainerError';
 export const ERR_RUN_CONTAINER = 'RunContainerError';
 
@@ -164,9 +165,12 @@ export function syncPodRuntime(deps: RuntimeSyncDeps, pod: Pod, podStatus: Runti
           deps.recorder.event(pod, 'Warning', 'FailedCreatePodSandBox', `Failed to create pod sandbox: ${r.error?.message ?? ''}`);
           return finish();
         }
+        results.push({ action: 'ConfigPodSandbox', target: r.podSandboxId });
         startContainers(deps, pod, podStatus, r.podSandboxId, cfg, actions.containersToStart, results, messages, finish);
       });
     } else if (actions.sandboxId !== undefined) {
+      // Step 5 of SyncPod always records a ConfigPodSandbox result.
+      results.push({ action: 'ConfigPodSandbox', target: actions.sandboxId });
       startContainers(deps, pod, podStatus, actions.sandboxId, podSandboxConfig(pod, actions.attempt), actions.containersToStart, results, messages, finish);
     } else finish();
   };
