@@ -99,7 +99,14 @@ export function* cleanupUnhealthyReplicas(
     if (rsReplicas(rs) === available) continue;
     const scaleDown = Math.min(maxCleanupCount - total, rsReplicas(rs) - available);
     const newCount = rsReplicas(rs) - scaleDown;
-    if (newCount > rsReplicas(rs)) throw new Error(`cleanupUnhealthyReplicas: would scale up ${rs.metadata.name}`);
+    // A stale status (more available than spec) makes this negative; upstream returns an error.
+    if (newCount > rsReplicas(rs)) {
+      return {
+        oldRSs: rss,
+        count: total,
+        err: { reason: 'Invalid', message: `when cleaning up unhealthy replicas, got invalid request to scale down ${rs.metadata.namespace}/${rs.metadata.name} ${rsReplicas(rs)} -> ${newCount}` },
+      };
+    }
     const r = yield* scaleReplicaSetAndRecordEvent(dc, rs, newCount, d);
     if (r.err) return { oldRSs: rss, count: total, err: r.err };
     total += scaleDown;

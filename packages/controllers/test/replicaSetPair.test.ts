@@ -1,0 +1,62 @@
+/**
+ * ReplicaSet controller against the real apiserver (pair tests over the engine): spec §12,
+ * invariant 13, case C14.
+ */
+import test from 'ava';
+import type { Pod, ReplicaSet } from '@podsim/api';
+import { create, createNode, delOldestPod, mkDeployment, mkNode, runCluster, S } from './helpers/cluster.js';
+
+const MS = 1000;
+
+test('C14: a deleted Deployment pod is replaced at once; the replacement prints Pending 0s and runs beside the Terminating pod', (t) => {
+  const run = runCluster({
+    steps: [
+      createNode(0, mkNode('n1')),
+      createNode(0, mkNode('n2')),
+      createNode(0, mkNode('n3')),
+      create(1 * S, 'deployments', mkDeployment('web', 3, { tgps: 60, annotations: { 'test/stop-after-seconds': '45' } })),
+      delOldestPod(10 * S, 'web-', {}, 'kubectl delete pod'),
+    ],
+    kubelet: { nodes: ['n1', 'n2', 'n3'], startDelayUs: 1 * S },
+    untilUs: 70 * S,
+  });
+  const del = run.all('test.result', (r) => r.data?.label === 'kubectl delete pod')[0];
+  t.is(del.data!.code, 200);
+  const victim = del.data!.body as Pod;
+  t.truthy(victim.metadata.deletionTimestamp, 'graceful delete: the pod is Terminating');
+  const pods = run.pods();
+  const terminatingAt = pods.find((e) => e.object.metadata.uid === victim.metadata.uid && e.object.metadata.deletionTimestamp)!.t;
+  const goneAt = pods.find((e) => e.object.metadata.uid === victim.metadata.uid && e.type === 'DELETED')!.t;
+  const replacement = pods.find((e) => e.type === 'ADDED' && e.t > terminatingAt);
+  t.truthy(replacement, 'a replacement pod was created');
+  // The replacement is created within milliseconds of the MODIFIED that set the deletionTimestamp…
+  t.true(replacement!.t - terminatingAt < 10 * MS, `replacement after ${(replacement!.t - terminatingAt) / MS} ms`);
+  // …long before the old pod is gone (the fake kubelet confirms after 45 s).
+  t.true(goneAt >= 55 * S && goneAt < 56 * S, `old pod gone at ${goneAt / S}s`);
+  t.true(replacement!.object.metadata.name!.startsWith('web-'));
+  t.regex(replacement!.object.metadata.name!, /^web-[a-z0-9]+-[bcdfghjklmnpqrstvwxz2456789]{5}$/);
+  // kubectl get pods -w (the apiserver's printer): the new pod is Pending at AGE 0s.
+  const row = run.rows().find((r) => r.type === 'ADDED' && r.cells[0] === replacement!.object.metadata.name);
+  t.deepEqual(row?.cells.slice(0, 5), [replacement!.object.metadata.name, '0/1', 'Pending', '0', '0s']);
+  const oldRow = run.rows().find((r) => r.t >= terminatingAt && r.cells[0] === victim.metadata.name);
+  t.is(oldRow?.cells[2], 'Terminating');
+
+  // Four pod objects exist while the old one terminates: three active plus the Terminating one.
+  let maxObjects = 0;
+  let maxActive = 0;
+  run.replay<Pod>('test-pods', (at, live) => {
+    if (at < 5 * S) return;
+    maxObjects = Math.max(maxObjects, live.size);
+    maxActive = Math.max(maxActive, [...live.values()].filter((p) => !p.metadata.deletionTimestamp).length);
+  });
+  t.is(maxObjects, 4);
+  t.is(maxActive, 3);
+  t.is(run.live<Pod>('test-pods').size, 3);
+
+  // status.replicas never counts the Terminating pod. Upstream computes the status from the pods
+  // listed before manageReplicas, so the sync that creates the replacement writes 2 and the next
+  // one 3 (replica_set.go syncReplicaSet: calculateStatus(rs, filteredPods, …)).
+  const statuses = run.replicaSets().filter((e) => e.t > terminatingAt).map((e) => (e.object as ReplicaSet).status?.replicas);
+  t.true(statuses.every((n) => n === 2 || n === 3), `rs.status.replicas after the delete: ${statuses.join(',')}`);
+  t.is(statuses.at(-1), 3);
+});
