@@ -66,7 +66,10 @@ export class Kubelet implements PodSyncer {
     this.podWorkers = new PodWorkers(env, this, this.podCache, {
       resyncIntervalUs: config.syncFrequencyUs,
       backOffPeriodUs: config.backOffPeriodUs,
-      onPodTerminated: (uid) => this.volumeManager.podTerminated(uid),
+      onPodTerminated: (uid) => {
+        this.uncount(uid);
+        this.volumeManager.podTerminated(uid);
+      },
     });
     this.statusManager = new StatusManager({
       env,
@@ -244,32 +247,41 @@ export class Kubelet implements PodSyncer {
 
   // ---- handlers ----------------------------------------------------------------------------
 
-  /** The pods counted by admission: `filterOutTerminatedPods(podManager.GetPods())`. */
-  private activePodsUsage(exclude: string): { pods: number; cpu: number; memory: number } {
-    const u = { pods: 0, cpu: 0, memory: 0 };
-    for (const [uid, p] of this.podManager) {
-      if (uid === exclude || this.podWorkers.isPodKnownTerminated(uid)) continue;
-      const terminal = p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed';
-      if (terminal && !this.podWorkers.couldHaveRunningContainers(uid)) continue;
-      const r = podRequests(p);
-      u.pods++;
-      u.cpu += r.cpu;
-      u.memory += r.memory;
-    }
-    return u;
+  /**
+   * Requests of the pods admission counts: `filterOutTerminatedPods(podManager.GetPods())`, i.e.
+   * pods in the pod manager whose worker is not known terminated (terminating pods still count).
+   * Kept incrementally — added at admission, dropped when the worker reaches terminatedAt or the
+   * pod leaves the pod manager — so a burst of ADDs is O(pods), not O(pods²).
+   */
+  private readonly counted = new Map<string, { cpu: number; memory: number }>();
+  private readonly usage = { cpu: 0, memory: 0 };
+
+  private count(uid: string, pod: Pod): void {
+    if (this.counted.has(uid) || this.podWorkers.isPodKnownTerminated(uid)) return;
+    const r = podRequests(pod);
+    this.counted.set(uid, r);
+    this.usage.cpu += r.cpu;
+    this.usage.memory += r.memory;
+  }
+
+  private uncount(uid: string): void {
+    const r = this.counted.get(uid);
+    if (!r) return;
+    this.counted.delete(uid);
+    this.usage.cpu -= r.cpu;
+    this.usage.memory -= r.memory;
   }
 
   /** `HandlePodAdditions`: admission (terminating pods still count), dispatch SyncPodCreate. */
   handlePodAdditions(pods: readonly Pod[]): void {
     const sorted = [...pods].sort((a, b) => ((a.metadata.creationTimestamp ?? '') < (b.metadata.creationTimestamp ?? '') ? -1 : (a.metadata.creationTimestamp ?? '') > (b.metadata.creationTimestamp ?? '') ? 1 : 0));
-    let usage: { pods: number; cpu: number; memory: number } | undefined;
     const cap = { pods: parseQuantity(this.config.capacity.pods), cpu: parseQuantity(this.config.capacity.cpu), memory: parseQuantity(this.config.capacity.memory) };
     for (const pod of sorted) {
       const uid = pod.metadata.uid!;
       this.podManager.set(uid, pod);
       if (!this.podWorkers.isPodTerminationRequested(uid)) {
-        usage ??= this.activePodsUsage(uid);
         const r = podRequests(pod);
+        const usage = { pods: this.counted.size - (this.counted.has(uid) ? 1 : 0), cpu: this.usage.cpu, memory: this.usage.memory };
         let reason: string | undefined;
         let message = '';
         if (usage.pods + 1 > cap.pods) {
@@ -286,10 +298,8 @@ export class Kubelet implements PodSyncer {
           this.rejectPod(pod, reason, message);
           continue;
         }
-        usage.pods++;
-        usage.cpu += r.cpu;
-        usage.memory += r.memory;
       }
+      this.count(uid, pod);
       this.dispatchWork(pod, 'SyncPodCreate');
       this.prober.addPod(pod);
     }
@@ -313,6 +323,7 @@ export class Kubelet implements PodSyncer {
   handlePodRemoves(pods: readonly Pod[]): void {
     for (const pod of pods) {
       this.podManager.delete(pod.metadata.uid!);
+      this.uncount(pod.metadata.uid!);
       if (!this.sourcesReady) continue; // "skipping delete because sources aren't ready yet"
       this.podWorkers.updatePod({ pod, updateType: 'SyncPodKill' });
       this.prober.removePod(pod.metadata.uid!);
