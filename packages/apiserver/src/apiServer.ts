@@ -326,7 +326,7 @@ export class ApiServer {
     const adm = this.admitNamespace(e, rctx);
     if (adm) return fail(adm);
     if (req.resource === 'pods') admitPodCreate(obj as Pod);
-    const out = e.store.create(rctx, obj, req.dryRun);
+    const out = e.store.create(rctx, obj, req.dryRun, true);
     return isStatus(out) ? fail(out) : result(201, out);
   }
 
@@ -367,7 +367,8 @@ export class ApiServer {
     if (bad) return fail(bad);
     // defaultUpdatedObjectInfo.Preconditions: the body's UID is a storage precondition.
     const uid = obj.metadata.uid;
-    const res = store.update(rctx, req.name, { preconditions: uid ? { uid } : undefined, updatedObject: () => deepClone(obj) }, req.dryRun);
+    // The update function runs once (storage calls are synchronous), so it may hand over `obj`.
+    const res = store.update(rctx, req.name, { preconditions: uid ? { uid } : undefined, updatedObject: () => obj }, req.dryRun);
     if (isStatus(res)) return fail(res);
     return result(res.created ? 201 : 200, res.object);
   }
@@ -401,7 +402,7 @@ export class ApiServer {
         const adm = this.admitNamespace(e, rctx);
         if (adm) return fail(adm);
         if (req.resource === 'pods') admitPodCreate(obj as Pod);
-        const out = store.create(rctx, obj, req.dryRun);
+        const out = store.create(rctx, obj, req.dryRun, true);
         return isStatus(out) ? fail(out) : result(201, out);
       }
     }

@@ -493,13 +493,21 @@ export function validateNamespace(ns: Namespace): FieldError[] {
   return validateObjectMeta(ns.metadata, false, nameIsDNSLabel);
 }
 
-/** `ValidateEventCreate` (the core/v1 rules podsim needs). */
+/** `ValidateEventCreate` → `legacyValidateEvent` (core/v1 events without eventTime). */
 export function validateEvent(ev: Event): FieldError[] {
   const errs = validateObjectMeta(ev.metadata, true, validatePathSegmentName);
   const io = ev.involvedObject;
-  if (!io) errs.push(field.required('involvedObject', ''));
-  else if (io.namespace && ev.metadata.namespace && io.namespace !== ev.metadata.namespace && ev.metadata.namespace !== 'default') {
-    errs.push(field.invalid('involvedObject.namespace', io.namespace, 'does not match event.namespace'));
+  if (!io) return [...errs, field.required('involvedObject', '')];
+  if (!ev.eventTime) {
+    // Make sure event.Namespace and the involvedObject.Namespace agree.
+    if (!io.namespace) {
+      // event.Namespace must also be empty (or "default", for compatibility with old clients)
+      if (ev.metadata.namespace && ev.metadata.namespace !== 'default') {
+        errs.push(field.invalid('involvedObject.namespace', io.namespace ?? '', 'does not match event.namespace'));
+      }
+    } else if (ev.metadata.namespace !== io.namespace) {
+      errs.push(field.invalid('involvedObject.namespace', io.namespace, 'does not match event.namespace'));
+    }
   }
   return errs;
 }

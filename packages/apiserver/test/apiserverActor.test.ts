@@ -76,7 +76,7 @@ test('api.write per storage write and api.request per request, with the conventi
   t.is(typeof writes[3].data!.uid, 'string');
   const reqs = tr.filter((r) => r.kind === 'api.request');
   t.deepEqual(reqs.map((r) => r.data), [
-    { verb: 'create', resource: 'pods', namespace: 'default', name: '', code: 201, client: 'kubectl' },
+    { verb: 'create', resource: 'pods', namespace: 'default', name: 'p', code: 201, client: 'kubectl' },
     { verb: 'delete', resource: 'pods', namespace: 'default', name: 'p', code: 200, client: 'kubectl', gracePeriodSeconds: 7 },
     { verb: 'delete', resource: 'pods', namespace: 'default', name: 'p', code: 200, client: 'kubectl', gracePeriodSeconds: 9 },
   ]);

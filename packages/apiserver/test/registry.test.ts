@@ -443,3 +443,13 @@ test('a PATCH carrying a stale metadata.resourceVersion → 409 (kubectl annotat
   const r = h.req({ type: 'ApiPatch', resource: 'pods', namespace: 'default', name: 'p', patchType: 'merge', patch: { metadata: { resourceVersion: '1', annotations: { a: 'b' } } } });
   t.is(r.code, 409);
 });
+
+test('events: a node event (no involvedObject.namespace) lives in "default"; a mismatched namespace → 422', (t) => {
+  const h = new Harness();
+  const nodeEv = { metadata: { name: 'node-1.1' }, involvedObject: { kind: 'Node', name: 'node-1' }, reason: 'Starting' } as Event;
+  t.is(h.req({ type: 'ApiCreate', resource: 'events', namespace: 'default', object: nodeEv }).code, 201);
+  const bad = { metadata: { name: 'p.1' }, involvedObject: { kind: 'Pod', name: 'p', namespace: 'kube-system' }, reason: 'X' } as Event;
+  const r = h.req({ type: 'ApiCreate', resource: 'events', namespace: 'default', object: bad });
+  t.is(r.code, 422);
+  t.is(status(r).message, 'Event "p.1" is invalid: involvedObject.namespace: Invalid value: "kube-system": does not match event.namespace');
+});

@@ -83,11 +83,13 @@ export function createActor(_id: string, config: unknown): Actor {
     ctx.count('api.requests');
     if (traceOn && ctx.tracing('api.request')) {
       const r = req as ApiRequest & { resource?: string; namespace?: string; name?: string; subresource?: string };
+      // A create names its object in the body (or the server generated the name).
+      const created = req.type === 'ApiCreate' && !req.name ? ((res.code === 201 ? (res.body as Pod) : req.object).metadata?.name ?? '') : undefined;
       const data: Record<string, unknown> = {
         verb: VERBS[req.type],
         resource: r.resource ?? '',
         namespace: r.namespace ?? '',
-        name: r.name ?? (req.type === 'ApiWatch' || req.type === 'ApiUnwatch' ? req.watchId : ''),
+        name: created ?? r.name ?? (req.type === 'ApiWatch' || req.type === 'ApiUnwatch' ? req.watchId : ''),
         code: res.code,
         client: env.from,
       };

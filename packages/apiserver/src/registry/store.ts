@@ -162,9 +162,12 @@ export class Store<T extends KubeObject = KubeObject> {
 
   // ---- Create -----------------------------------------------------------------------------------
 
-  /** `Store.Create`: BeforeCreate on a private copy of `input`, then `Storage.Create`. */
-  create(rctx: RequestContext, input: KubeObject, dryRun = false): KubeObject | Status {
-    const obj = deepClone(input) as T;
+  /**
+   * `Store.Create`: BeforeCreate on a private copy of `input` (or on `input` itself when the
+   * caller passes `owned`), then `Storage.Create`.
+   */
+  create(rctx: RequestContext, input: KubeObject, dryRun = false, owned = false): KubeObject | Status {
+    const obj = (owned ? input : deepClone(input)) as T;
     obj.metadata ??= {};
     this.stampType(obj);
     const err = beforeCreate(this.opts.strategy, rctx, obj);
