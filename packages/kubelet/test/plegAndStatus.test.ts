@@ -1,0 +1,95 @@
+/**
+ * PLEG relist (pleg/generic.go: events per container state change, cache stamped with the relist
+ * start, UpdateTime releasing GetNewerThan) and getPhase / generateAPIPodStatus (kubelet_pods.go).
+ */
+import test from 'ava';
+import { Clock, type cri, type Pod } from '@podsim/api';
+import { GenericPLEG, generateEvents, type PodLifecycleEvent } from '../src/pleg/generic.js';
+import { PodCache } from '../src/pleg/podCache.js';
+import { generateAPIPodStatus, getPhase } from '../src/status/generateStatus.js';
+import { emptyPodStatus, type RuntimeContainerStatus } from '../src/container.js';
+import { FakeEnv, S } from './fakeEnv.js';
+
+test('generateEvents: the PLEG transition table', (t) => {
+  const ev = (o: string, n: string) => generateEvents('u', 'c', o as never, n as never).map((e) => e.type);
+  t.deepEqual(ev('non-existent', 'running'), ['ContainerStarted']);
+  t.deepEqual(ev('running', 'exited'), ['ContainerDied']);
+  t.deepEqual(ev('exited', 'non-existent'), ['ContainerRemoved']);
+  t.deepEqual(ev('running', 'non-existent'), ['ContainerDied', 'ContainerRemoved']);
+  t.deepEqual(ev('running', 'unknown'), ['ContainerChanged']);
+  t.deepEqual(ev('running', 'running'), []);
+});
+
+test('relist: events for changed containers, cache stamped with the relist start, waiters released by UpdateTime', (t) => {
+  const labels = { 'io.kubernetes.pod.uid': 'u1', 'io.kubernetes.pod.name': 'p', 'io.kubernetes.pod.namespace': 'ns', 'io.kubernetes.container.name': 'app' };
+  let state: cri.ContainerState = 'CONTAINER_RUNNING';
+  const env = new FakeEnv((req, reply) => {
+    switch (req.type) {
+      case 'ListPodSandbox':
+        return reply({ type: 'ListPodSandboxResult', items: [{ id: 'sb', metadata: { name: 'p', uid: 'u1', namespace: 'ns', attempt: 0 }, state: 'SANDBOX_READY', createdAt: 0, labels, annotations: {} }] });
+      case 'ListContainers':
+        return reply({ type: 'ListContainersResult', containers: [{ id: 'c1', podSandboxId: 'sb', metadata: { name: 'app', attempt: 0 }, image: { image: 'nginx' }, imageRef: 'x', state, createdAt: 1, labels, annotations: {} }] });
+      case 'PodSandboxStatus':
+        return reply({ type: 'PodSandboxStatusResult', status: { id: 'sb', metadata: { name: 'p', uid: 'u1', namespace: 'ns', attempt: 0 }, state: 'SANDBOX_READY', createdAt: 0, labels, annotations: {}, network: { ip: '10.0.0.9' } } });
+      case 'ContainerStatus':
+        return reply({
+          type: 'ContainerStatusResult',
+          status: { id: 'c1', podSandboxId: 'sb', metadata: { name: 'app', attempt: 0 }, image: { image: 'nginx' }, imageRef: 'x', state, createdAt: 1, labels, annotations: {}, startedAt: 1, finishedAt: state === 'CONTAINER_EXITED' ? 2 * S : 0, exitCode: state === 'CONTAINER_EXITED' ? 143 : 0, reason: state === 'CONTAINER_EXITED' ? 'Error' : '', message: '' },
+        });
+      default:
+        return reply({ type: `${req.type}Result` } as never);
+    }
+  });
+  const cache = new PodCache();
+  const events: { t: number; e: PodLifecycleEvent }[] = [];
+  const pleg = new GenericPLEG(env, cache, S, (evs) => evs.forEach((e) => events.push({ t: env.t, e })));
+  let released: number | undefined;
+  cache.getNewerThan('u1', -1, () => (released = env.t)); // -1: a worker's zero lastSyncTime
+  pleg.start();
+  env.runUntil(0.5 * S);
+  t.deepEqual(events.map((x) => x.e.type), ['ContainerStarted', 'ContainerStarted']); // sandbox + container
+  t.is(cache.get('u1').containerStatuses[0].state, 'running');
+  t.is(cache.get('u1').ips[0], '10.0.0.9');
+  t.true(released !== undefined && released < 0.01 * S);
+  state = 'CONTAINER_EXITED';
+  env.runUntil(1.5 * S);
+  t.deepEqual(events.slice(2).map((x) => x.e.type), ['ContainerDied']);
+  t.is(cache.get('u1').containerStatuses[0].exitCode, 143);
+  t.deepEqual(pleg.runningPods().map((p) => p.sandboxes.length), [1]);
+  // A waiter for data newer than "now" waits for the next relist (the relist period runs from the end of the previous one).
+  let next: number | undefined;
+  cache.getNewerThan('u1', env.t, () => (next = env.t));
+  env.runUntil(3 * S);
+  t.true(next !== undefined && next > 2 * S && next < 2.1 * S, `released at ${next}`);
+});
+
+const spec: Pod['spec'] = { containers: [{ name: 'a' }, { name: 'b' }] };
+const cs = (name: string, state: Record<string, unknown>, last: Record<string, unknown> = {}) => ({ name, state, lastState: last, ready: false, restartCount: 0, image: '', imageID: '' });
+
+test('getPhase (spec §9): Always keeps Running when everything stopped; Never/OnFailure per exit codes; waiting → Pending', (t) => {
+  const term = (code: number) => ({ terminated: { exitCode: code } });
+  t.is(getPhase(spec, [cs('a', { running: {} }), cs('b', { running: {} })]), 'Running');
+  t.is(getPhase(spec, [cs('a', { running: {} }), cs('b', { waiting: { reason: 'ContainerCreating' } })]), 'Pending');
+  t.is(getPhase(spec, [cs('a', term(137)), cs('b', term(0))]), 'Running');
+  t.is(getPhase({ ...spec, restartPolicy: 'Never' }, [cs('a', term(0)), cs('b', term(0))]), 'Succeeded');
+  t.is(getPhase({ ...spec, restartPolicy: 'Never' }, [cs('a', term(1)), cs('b', term(0))]), 'Failed');
+  t.is(getPhase({ ...spec, restartPolicy: 'OnFailure' }, [cs('a', term(1)), cs('b', term(0))]), 'Running');
+  t.is(getPhase(spec, [cs('a', { waiting: { reason: 'CrashLoopBackOff' } }, term(1)), cs('b', { running: {} })]), 'Running');
+  t.is(getPhase(spec, [cs('a', { running: {} })]), 'Pending');
+});
+
+test('generateAPIPodStatus: a deleted pod\'s killed container is terminated (not CrashLoopBackOff), Ready False, phase Running', (t) => {
+  const pod: Pod = { metadata: { name: 'p', namespace: 'ns', uid: 'u', deletionTimestamp: 'x', deletionGracePeriodSeconds: 30 }, spec: { containers: [{ name: 'app', image: 'nginx' }] } };
+  const c: RuntimeContainerStatus = { id: 'c1', name: 'app', state: 'exited', createdAt: 1, startedAt: S, finishedAt: 5 * S, exitCode: 137, reason: 'Error', message: '', image: 'nginx', imageRef: 'r', restartCount: 0, podSandboxId: 'sb' };
+  const s = generateAPIPodStatus(pod, { ...emptyPodStatus('u'), containerStatuses: [c] }, {
+    clock: new Clock(),
+    hostIP: '10.0.0.1',
+    oldStatus: undefined,
+    readiness: () => undefined,
+    reason: () => ({ reason: 'CrashLoopBackOff', message: 'back-off' }),
+  });
+  t.is(s.phase, 'Running');
+  t.deepEqual(s.containerStatuses![0].state, { terminated: { exitCode: 137, reason: 'Error', startedAt: '2025-01-01T00:00:01Z', finishedAt: '2025-01-01T00:00:05Z', containerID: 'containerd://c1' } });
+  t.is(s.conditions!.find((x) => x.type === 'Ready')!.status, 'False');
+  t.is(s.conditions!.find((x) => x.type === 'ContainersReady')!.reason, 'ContainersNotReady');
+});
