@@ -20,7 +20,7 @@ const seed = Number(process.env.SEED ?? 1);
 const WATCHERS = 1_000;
 const LOADS = 8;
 const PODS = Number(process.env.PODS ?? 16_000);
-const BROADCAST_PODS = Number(process.env.BROADCAST_PODS ?? 800);
+const BROADCAST_PODS = Number(process.env.BROADCAST_PODS ?? 400);
 const ACTORS = new URL('./benchActors.js', import.meta.url).href;
 const APISERVER = new URL('../src/actor/apiserverActor.js', import.meta.url).href;
 

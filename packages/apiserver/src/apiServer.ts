@@ -411,6 +411,8 @@ export class ApiServer {
       req.name,
       {
         updatedObject: (existing) => {
+          // patcher.applyPatch: make sure we actually have a persisted currentObject.
+          if (!existing.metadata.uid) return newNotFound(e.store.opts.resource, req.name);
           const patched = this.applyPatchTo(kind, existing, req.patch, req.name, rctx);
           if (isStatus(patched)) return patched;
           const obj = this.decode(e, patched);

@@ -453,3 +453,12 @@ test('events: a node event (no involvedObject.namespace) lives in "default"; a m
   t.is(r.code, 422);
   t.is(status(r).message, 'Event "p.1" is invalid: involvedObject.namespace: Invalid value: "kube-system": does not match event.namespace');
 });
+
+test('PATCH of a missing event → 404 even though events allow create-on-update (PUT creates)', (t) => {
+  const h = new Harness();
+  const p = h.req({ type: 'ApiPatch', resource: 'events', namespace: 'default', name: 'e1', patchType: 'merge', patch: { reason: 'X' } });
+  t.is(p.code, 404);
+  t.is(status(p).message, 'events "e1" not found');
+  const put = h.req({ type: 'ApiUpdate', resource: 'events', namespace: 'default', name: 'e1', object: { metadata: { name: 'e1' }, involvedObject: { kind: 'Node', name: 'n' } } as Event });
+  t.is(put.code, 201);
+});
