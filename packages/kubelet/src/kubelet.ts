@@ -59,7 +59,7 @@ export class Kubelet implements PodSyncer {
   ) {
     this.client = new ApiClient(env, config.kubeAPIQPS, config.kubeAPIBurst);
     this.recorder = new EventRecorder(env, config.nodeName, config.eventsEnabled, config.eventRecordQPS, config.eventBurst);
-    this.killDeps = { env, recorder: this.recorder, traceContainerSpans: config.traceContainerSpans };
+    this.killDeps = { env, recorder: this.recorder, traceContainerSpans: config.traceContainerSpans, spans: { next: 0 } };
     this.backoff = new Backoff(config.crashLoopBackOffInitialUs, config.crashLoopBackOffMaxUs);
     this.source = new ApiserverPodSource(this.client, config.nodeName, watchIdPrefix, (u) => this.onConfigUpdates(u), (fn) => env.setTimer(1_000_000, fn));
     this.pleg = new GenericPLEG(env, this.podCache, config.plegRelistPeriodUs, (evs) => this.onPlegEvents(evs), () => this.onFirstRelist());
@@ -370,7 +370,7 @@ export class Kubelet implements PodSyncer {
         this.podCgroups.add(uid);
         this.volumeManager.mount(pod);
       }
-      syncPodRuntime({ env: this.env, recorder: this.recorder, backoff: this.backoff, traceContainerSpans: this.config.traceContainerSpans }, pod, podStatus, (result, messages) => {
+      syncPodRuntime({ ...this.killDeps, backoff: this.backoff }, pod, podStatus, (result, messages) => {
         // reasonCache.Update
         let rc = this.reasonCache.get(uid);
         for (const r of result.results) {

@@ -46,9 +46,9 @@ export interface KillDeps {
   readonly env: KubeletEnv;
   readonly recorder: EventRecorder;
   readonly traceContainerSpans: boolean;
+  /** Span ids for the kill traces, unique per kubelet (not per thread: traces must not depend on placement). */
+  readonly spans: { next: number };
 }
-
-let spanSeq = 0;
 const podKey = (p: Pod) => `${p.metadata.namespace ?? ''}/${p.metadata.name ?? ''}`;
 
 /**
@@ -57,7 +57,7 @@ const podKey = (p: Pod) => `${p.metadata.namespace ?? ''}/${p.metadata.name ?? '
  */
 export function killPod(deps: KillDeps, pod: Pod, runningPod: RuntimePod, gracePeriodOverride: number | undefined, done: (r: PodSyncResult) => void): void {
   const { env } = deps;
-  const span = ++spanSeq;
+  const span = ++deps.spans.next;
   const uid = runningPod.uid || pod.metadata.uid!;
   const traced = env.tracing('kubelet.killPod');
   if (traced) env.trace('kubelet.killPod', `killPod ${podKey(pod)} grace=${gracePeriodOverride ?? 'nil'} B`, { podUid: uid, pod: podKey(pod), gracePeriod: gracePeriodOverride, ph: 'B', span });
@@ -138,7 +138,7 @@ function killWithSpec(
   let gracePeriod = MINIMUM_GRACE_PERIOD_IN_SECONDS;
   if (k.dgps !== undefined) gracePeriod = k.dgps;
   else if (k.tgps !== undefined) gracePeriod = k.tgps;
-  const span = ++spanSeq;
+  const span = ++deps.spans.next;
   const traced = deps.traceContainerSpans && env.tracing('kubelet.killContainer');
   if (traced) {
     env.trace('kubelet.killContainer', `killContainer ${podKey(pod)}/${containerName} grace=${gracePeriod} B`, { podUid: uid, pod: podKey(pod), containerId, container: containerName, gracePeriod, ph: 'B', span });
@@ -185,7 +185,7 @@ export function executePreStopHook(
   const { env } = deps;
   const start = env.now();
   const uid = pod.metadata.uid!;
-  const span = ++spanSeq;
+  const span = ++deps.spans.next;
   const traced = deps.traceContainerSpans && env.tracing('kubelet.preStop');
   if (traced) env.trace('kubelet.preStop', `preStop ${podKey(pod)}/${containerName} B`, { podUid: uid, container: containerName, ph: 'B', span });
   let waiting = true;

@@ -9,8 +9,6 @@
  */
 import type { Container, cri, Pod } from '@podsim/api';
 import { BEHAVIOR_PREFIX } from '@podsim/api';
-import type { KubeletEnv } from '../env.js';
-import type { EventRecorder } from '../events.js';
 import {
   CONTAINER_HASH_ANNOTATION,
   CONTAINER_PRESTOP_HANDLER_ANNOTATION,
@@ -26,7 +24,7 @@ import {
   type RuntimePodStatus,
 } from '../container.js';
 import { shouldContainerBeRestarted } from '../status/generateStatus.js';
-import { killPod, podSyncResult, type PodSyncResult, type SyncResult } from './killPod.js';
+import { killPod, podSyncResult, type KillDeps, type PodSyncResult, type SyncResult } from './killPod.js';
 
 export const ERR_CRASH_LOOP_BACK_OFF = 'CrashLoopBackOff';
 export const ERR_IMAGE_PULL = 'ErrImagePull';
@@ -71,11 +69,8 @@ export class Backoff {
   }
 }
 
-export interface RuntimeSyncDeps {
-  readonly env: KubeletEnv;
-  readonly recorder: EventRecorder;
+export interface RuntimeSyncDeps extends KillDeps {
   readonly backoff: Backoff;
-  readonly traceContainerSpans: boolean;
 }
 
 /** `generatePodSandboxConfig`: pod labels + identity labels, all pod annotations. */
@@ -176,7 +171,7 @@ export function syncPodRuntime(deps: RuntimeSyncDeps, pod: Pod, podStatus: Runti
   };
   const running = convertPodStatusToRunningPod(podStatus);
   if (actions.killPod && (running.containers.length > 0 || running.sandboxes.some((s) => s.state === 'SANDBOX_READY'))) {
-    killPod({ env, recorder: deps.recorder, traceContainerSpans: deps.traceContainerSpans }, pod, running, undefined, (r) => {
+    killPod(deps, pod, running, undefined, (r) => {
       results.push(...r.results);
       if (r.error) return finish();
       afterKill();
