@@ -76,6 +76,12 @@ export interface ApiServerConfig {
   readonly serviceTimeUs?: number;
   /** Trace `api.write` / `api.request` (default true; the kinds can also be filtered by the run). */
   readonly trace?: boolean;
+  /**
+   * Deep-freeze stored objects (default false): objects in replies and watch events are the
+   * stored ones, shared by reference inside a thread, so a client that mutates one would corrupt
+   * the store; with this on it throws instead. For tests.
+   */
+  readonly freezeObjects?: boolean;
 }
 
 /** A resource the server serves. */
@@ -126,7 +132,7 @@ export class ApiServer {
     epochUnixSeconds: number = DEFAULT_EPOCH_UNIX_SECONDS,
   ) {
     this.clock = new ClockClass(epochUnixSeconds);
-    this.storage = new MemoryStorage(config.historySize ?? DEFAULT_HISTORY_SIZE);
+    this.storage = new MemoryStorage(config.historySize ?? DEFAULT_HISTORY_SIZE, config.freezeObjects ?? false);
     this.storage.onEvent((ev) => this.onStorageEvent(ev));
     const mk = <T extends KubeObject>(o: Omit<StoreOptions<T>, 'enableGarbageCollection'>) =>
       new Store<T>(this.storage, { ...o, enableGarbageCollection: true }) as unknown as Store;

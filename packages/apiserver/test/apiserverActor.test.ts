@@ -38,11 +38,11 @@ function client(script: readonly Script[]): () => Actor {
 
 const pod = (name: string, nodeName?: string): Pod => ({ metadata: { name }, spec: { containers: [{ name: 'c', image: 'busybox:1.36' }], nodeName } });
 
-function run(script: readonly Script[], config: unknown = {}, untilUs = 10_000_000) {
+function run(script: readonly Script[], config: Record<string, unknown> = {}, untilUs = 10_000_000) {
   const sim = new LocalSimulation({
     seed: 1,
     actors: [
-      { id: 'apiserver', factory: createActor, config },
+      { id: 'apiserver', factory: createActor, config: { freezeObjects: true, ...config } },
       { id: 'kubectl', factory: client(script) },
     ],
     latency: { default: { minUs: 100, jitterUs: 0 } },

@@ -19,7 +19,8 @@ export class Harness {
   readonly writes: Array<{ type: string; resource: string; name: string; rv: string; object: KubeObject }> = [];
 
   constructor(config: ApiServerConfig = {}) {
-    this.api = new ApiServer(config);
+    // Frozen storage: any mutation of a stored object (by the server or a test) throws.
+    this.api = new ApiServer({ freezeObjects: true, ...config });
     this.api.onWrite((ev, resource) => this.writes.push({ type: ev.type, resource, name: ev.object.metadata.name ?? '', rv: ev.object.metadata.resourceVersion ?? '', object: ev.object }));
     this.api.bootstrap(this.rctx());
     this.writes.length = 0;

@@ -40,6 +40,15 @@ function stamp(obj: KubeObject, rv: number): KubeObject {
   return { ...obj, metadata: { ...obj.metadata, resourceVersion: String(rv) } };
 }
 
+/** Deep-freezes a JSON value (debug aid: any later mutation of a stored object throws). */
+export function deepFreeze<T>(v: T): T {
+  if (v !== null && typeof v === 'object' && !Object.isFrozen(v)) {
+    Object.freeze(v);
+    for (const k of Object.keys(v)) deepFreeze((v as Record<string, unknown>)[k]);
+  }
+  return v;
+}
+
 function sameIgnoringRV(a: KubeObject, b: KubeObject): boolean {
   const ma = a.metadata;
   const mb = b.metadata;
@@ -61,8 +70,14 @@ export class MemoryStorage implements Storage {
   private compacted = 0;
   private listener: ((ev: StorageEvent) => void) | undefined;
 
-  /** `historySize` ≥ 1: how many events watch-from-RV can replay. */
-  constructor(readonly historySize: number = DEFAULT_HISTORY_SIZE) {
+  /**
+   * `historySize` ≥ 1: how many events watch-from-RV can replay. `freeze`: deep-freeze every
+   * stored object, so that code mutating a stored (or received) object fails loudly.
+   */
+  constructor(
+    readonly historySize: number = DEFAULT_HISTORY_SIZE,
+    private readonly freeze = false,
+  ) {
     if (!(historySize >= 1)) throw new Error(`historySize must be ≥ 1, got ${historySize}`);
     this.ring = new Array(historySize);
   }
@@ -100,7 +115,7 @@ export class MemoryStorage implements Storage {
     const m = this.byPrefix.get(p);
     if (m?.has(key)) return newStorageError(ErrCodeKeyExists, key, 0);
     if (dryRun) return obj;
-    const stored = stamp(obj, ++this.rev);
+    const stored = this.seal(stamp(obj, ++this.rev));
     this.put(p, key, stored, true);
     this.emit({ type: 'ADDED', key, prefix: p, object: stored, rv: this.rev });
     return stored;
@@ -119,7 +134,7 @@ export class MemoryStorage implements Storage {
     const m = this.byPrefix.get(p)!;
     m.delete(key);
     this.sortedKeys.delete(p);
-    this.emit({ type: 'DELETED', key, prefix: p, object: stamp(cur, this.rev), prevObject: cur, rv: this.rev });
+    this.emit({ type: 'DELETED', key, prefix: p, object: this.seal(stamp(cur, this.rev)), prevObject: cur, rv: this.rev });
     return cur;
   }
 
@@ -140,7 +155,7 @@ export class MemoryStorage implements Storage {
     // etcd3 GuaranteedUpdate: if the new encoding equals the stored bytes, nothing is written.
     if (cur && sameIgnoringRV(next, cur)) return cur;
     if (dryRun) return cur ? stamp(next, Number(cur.metadata.resourceVersion)) : next;
-    const stored = stamp(next, ++this.rev);
+    const stored = this.seal(stamp(next, ++this.rev));
     this.put(p, key, stored, !cur);
     this.emit(cur ? { type: 'MODIFIED', key, prefix: p, object: stored, prevObject: cur, rv: this.rev } : { type: 'ADDED', key, prefix: p, object: stored, rv: this.rev });
     return stored;
@@ -163,6 +178,10 @@ export class MemoryStorage implements Storage {
       if (ev.prefix === prefix) events.push(ev);
     }
     return { ok: true, events };
+  }
+
+  private seal(obj: KubeObject): KubeObject {
+    return this.freeze ? deepFreeze(obj) : obj;
   }
 
   private at(i: number): StorageEvent {
