@@ -60,3 +60,19 @@ test('C14: a deleted Deployment pod is replaced at once; the replacement prints 
   t.true(statuses.every((n) => n === 2 || n === 3), `rs.status.replicas after the delete: ${statuses.join(',')}`);
   t.is(statuses.at(-1), 3);
 });
+
+test('same seed, same run: trace digest and generated names are reproducible', (t) => {
+  const steps = [
+    createNode(0, mkNode('n1')),
+    createNode(0, mkNode('n2')),
+    create(1 * S, 'deployments', mkDeployment('web', 5, { tgps: 10 })),
+    delOldestPod(5 * S, 'web-'),
+  ];
+  const run = (seed: number) => runCluster({ seed, steps, kubelet: { nodes: ['n1', 'n2'] }, untilUs: 20 * S });
+  const a = run(3);
+  const b = run(3);
+  const names = (r: ReturnType<typeof run>) => r.pods().map((e) => `${e.type} ${e.object.metadata.name} ${e.object.spec.nodeName ?? ''}`);
+  t.is(a.sim.digest(), b.sim.digest());
+  t.deepEqual(names(a), names(b));
+  t.notDeepEqual(names(run(4)), names(a));
+});

@@ -11,7 +11,7 @@
  */
 import type { Actor, ActorContext, ApiRequest, ApiResult, ApiWatchEvent, Deployment, Fault, KubeObject, Node, Pod, PodTemplateSpec, ReplicaSet, Table, TraceRecord } from '@podsim/api';
 import { Clock, DEFAULT_EPOCH_UNIX_SECONDS } from '@podsim/api';
-import { LocalSimulation } from '@podsim/sim';
+import { LocalSimulation, type LocalActorDef } from '@podsim/sim';
 import { createActor as createApiserver } from '@podsim/apiserver/actor/apiserverActor';
 import { createActor as createKcm, type KubeControllerManagerConfig } from '../../src/actor/kubeControllerManagerActor.js';
 import { createActor as createScheduler, type KubeSchedulerConfig } from '../../src/actor/kubeSchedulerActor.js';
@@ -184,8 +184,9 @@ export interface ClusterRun {
 }
 
 export function runCluster(o: ClusterOptions): ClusterRun {
-  const actors = [
-    { id: 'apiserver', factory: createApiserver, config: {} },
+  // Stored objects are deep-frozen: a controller that mutated an informer object would throw.
+  const actors: LocalActorDef[] = [
+    { id: 'apiserver', factory: createApiserver, config: { freezeObjects: true } },
     { id: 'test-client', factory: testClient(o.steps) },
   ];
   if (o.kcm !== false) actors.push({ id: 'kube-controller-manager', factory: createKcm, config: o.kcm ?? {} });
