@@ -13,7 +13,7 @@ test('graceful delete: Running → 1/1 Terminating → three 0/1 Terminating wri
       { at: 1 * S, create: mkPod('web', { annotations: { 'podsim.dev/on-sigterm': 'exit:2s:0' } }) },
       { at: 10 * S, delete: 'web' },
     ],
-    untilS: 60,
+    untilS: 80,
   });
   const rows = run.rows('web');
   const after = rows.filter((r) => r.t >= 10 * S);
@@ -38,5 +38,24 @@ test('graceful delete: Running → 1/1 Terminating → three 0/1 Terminating wri
   t.is(st.phase, 'Running');
   t.is(st.containerStatuses?.[0].state.terminated?.reason, 'Completed');
   t.is(st.conditions?.find((c) => c.type === 'Ready')?.status, 'False');
+  // A Killing event at the delete; container GC (1 m) removes the dead container and sandbox.
+  t.true(run.all('api.write', (r) => r.data?.resource === 'events' && r.t >= 10 * S && r.t < 10.01 * S).length === 1);
+  const removed = run.all('cri.call', (r) => /^(RemoveContainer|RemovePodSandbox)/.test(r.msg)).map((r) => r.msg.split(' ')[0]);
+  t.deepEqual([...new Set(removed)].sort(), ['RemoveContainer', 'RemovePodSandbox']);
+  t.true(run.first('cri.call', (r) => r.msg.startsWith('RemovePodSandbox'))! < 75);
   t.deepEqual(checkInvariants(run), []);
+});
+
+test('same seed, same trace digest; another seed still passes the same checks', (t) => {
+  const steps = [
+    { at: 1 * S, create: mkPod('web', { annotations: { 'podsim.dev/on-sigterm': 'exit:2s:0' } }) },
+    { at: 10 * S, delete: 'web' },
+  ];
+  const a = runPair({ steps, untilS: 30, seed: 7 });
+  const b = runPair({ steps, untilS: 30, seed: 7 });
+  t.is(a.sim.digest(), b.sim.digest());
+  const c = runPair({ steps, untilS: 30, seed: 8 });
+  t.not(c.sim.digest(), a.sim.digest());
+  t.deepEqual(checkInvariants(c), []);
+  t.is(c.rows('web').filter((r) => r.ready === '0/1' && r.status === 'Terminating').length, 3);
 });
