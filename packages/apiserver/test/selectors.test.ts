@@ -58,10 +58,12 @@ test('label selector: parse errors are reported, not thrown', (t) => {
       continue;
     }
     t.true('error' in r, bad);
-    if ('error' in r) t.true(r.error.startsWith('unable to parse requirement'), r.error);
+    if ('error' in r) t.regex(r.error, /^(found '.*', expected|unable to parse requirement)/);
   }
-  const r = parseLabelSelector('app=bad value!');
+  t.deepEqual(parseLabelSelector('app in web'), { error: "found 'web', expected: '('" });
+  const r = parseLabelSelector('app=-bad');
   t.true('error' in r);
+  if ('error' in r) t.true(r.error.startsWith('unable to parse requirement: values[0][app]: Invalid value: "-bad"'), r.error);
 });
 
 test('FormatLabelSelector: <none> for empty, matchExpressions rendered', (t) => {

@@ -151,14 +151,18 @@ function lex(s: string): Tok[] | string {
 
 /**
  * `labels.Parse`: the string form (`app=web,tier!=db,env in (a,b),!legacy`). Returns the parsed
- * selector, or `{error}` with upstream-style text (`unable to parse requirement: …`).
+ * selector, or `{error}` with upstream-style text (`found 'x', expected: …`, or
+ * `unable to parse requirement: …` for an invalid key or value).
  */
 export function parseLabelSelector(input: string): ParsedLabelSelector | { error: string } {
   const toks = lex(input);
   if (typeof toks === 'string') return { error: toks };
   let p = 0;
   const reqs: LabelRequirement[] = [];
-  const err = (msg: string) => ({ error: `unable to parse requirement: ${msg}` });
+  // Structural errors are reported as the parser's own text; requirement validation errors are
+  // wrapped like `NewRequirement` failures ("unable to parse requirement: …").
+  const err = (msg: string) => ({ error: msg });
+  const reqErr = (msg: string) => ({ error: `unable to parse requirement: ${msg}` });
   if (toks[0].t === 'end') return EVERYTHING;
   for (;;) {
     let tok = toks[p];
@@ -192,7 +196,7 @@ export function parseLabelSelector(input: string): ParsedLabelSelector | { error
           return err(`found '${vt.v}', expected: identifier`);
         }
         if ((op === 'gt' || op === 'lt') && !/^-?\d+$/.test(values[0])) {
-          return err(`for 'Gt', 'Lt' operators, the value must be an integer`);
+          return reqErr(`for 'Gt', 'Lt' operators, the value must be an integer`);
         }
       } else if (tok.t === 'op' && (tok.v === 'in' || tok.v === 'notin')) {
         op = tok.v;
@@ -227,11 +231,11 @@ export function parseLabelSelector(input: string): ParsedLabelSelector | { error
       }
     }
     const kerr = validateLabelKey(key);
-    if (kerr) return err(`key: Invalid value: ${JSON.stringify(key)}: ${kerr}`);
+    if (kerr) return reqErr(`key: Invalid value: ${JSON.stringify(key)}: ${kerr}`);
     for (const v of values) {
       if (op === 'gt' || op === 'lt') continue;
       const verr = validateLabelValue(v);
-      if (verr) return err(`values[0][${key}]: Invalid value: ${JSON.stringify(v)}: ${verr}`);
+      if (verr) return reqErr(`values[0][${key}]: Invalid value: ${JSON.stringify(v)}: ${verr}`);
     }
     reqs.push({ key, operator: op, values });
     const sep = toks[p];
