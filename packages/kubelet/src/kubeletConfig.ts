@@ -55,6 +55,10 @@ export interface KubeletConfig {
   readonly cgroupsPerQOS: boolean;
   /** The node's IP (status.hostIP). */
   readonly nodeIP: string;
+  /** CRI client deadline (`runtimeRequestTimeout`, 2 m); StopContainer and ExecSync add their own timeout. */
+  readonly runtimeRequestTimeoutUs: number;
+  /** Bound on every apiserver request (a crashed apiserver must not wedge the status manager); 504 after it. */
+  readonly apiRequestTimeoutUs: number;
   /** Trace kubelet.killContainer / kubelet.preStop spans (off for 100k-pod benchmarks if wanted). */
   readonly traceContainerSpans: boolean;
 }
@@ -82,6 +86,8 @@ export const DEFAULT_KUBELET_CONFIG: Omit<KubeletConfig, 'nodeName'> = {
   waitForUnmountTimeoutUs: 123 * US_PER_SECOND,
   cgroupsPerQOS: true,
   nodeIP: '10.0.0.1',
+  runtimeRequestTimeoutUs: 2 * US_PER_MINUTE,
+  apiRequestTimeoutUs: US_PER_MINUTE,
   traceContainerSpans: true,
 };
 

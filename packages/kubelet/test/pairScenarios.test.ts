@@ -186,3 +186,22 @@ test('a failed StopContainer still stops the sandbox (SIGKILL, 137); the PLEG Co
   t.true(g < 12.5, `gone at ${g}`);
   t.deepEqual(checkInvariants(run), []);
 });
+
+test('a StopContainer reply that never comes is cut by the CRI deadline (grace + runtimeRequestTimeout 2 m), then retried', (t) => {
+  const run = runPair({
+    steps: [
+      { at: 1 * S, create: mkPod('p') },
+      { at: 10 * S, delete: 'p' },
+    ],
+    runtime: { faults: [{ call: 'StopContainer', delayUs: 3600 * S, attempts: 1 }] },
+    untilS: 400,
+  });
+  // The runtime acted (TERM, exit 143) but never answered; the kubelet gives up at 10 + 30 + 120.
+  t.deepEqual(exits(run, 'p').map((e) => e.code), [143]);
+  const err = run.all('kubelet.sync', (r) => r.data?.ph === 'E' && r.data?.error !== undefined)[0];
+  t.true(err !== undefined && Math.abs(err.t / S - 160) < 0.1, `error at ${err && err.t / S}`);
+  t.regex(String(err.data!.error), /DeadlineExceeded/);
+  const g = gone(run, 'p')!;
+  t.true(g > 160 && g < 163, `gone at ${g}`);
+  t.deepEqual(checkInvariants(run), []);
+});

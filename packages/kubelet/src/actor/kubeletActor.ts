@@ -8,6 +8,9 @@
 import {
   APISERVER_ACTOR,
   Clock,
+  US_PER_MINUTE,
+  US_PER_SECOND,
+  type cri,
   runtimeActorId,
   type Actor,
   type ActorContext,
@@ -23,7 +26,11 @@ import { resolveKubeletConfig } from '../kubeletConfig.js';
  * A {@link KubeletEnv} over the engine's context: `getCtx()` returns the context of the handler
  * running now. Timers map to callbacks kept here; CRI calls go to `runtime/<nodeName>`.
  */
-export function actorEnv(getCtx: () => ActorContext, nodeName: string): { env: KubeletEnv; fireTimer(id: number): void } {
+export function actorEnv(
+  getCtx: () => ActorContext,
+  nodeName: string,
+  timeouts: { runtimeRequestTimeoutUs: number; apiRequestTimeoutUs: number } = { runtimeRequestTimeoutUs: 2 * US_PER_MINUTE, apiRequestTimeoutUs: US_PER_MINUTE },
+): { env: KubeletEnv; fireTimer(id: number): void } {
   const runtime = runtimeActorId(nodeName);
   const callbacks = new Map<number, () => void>();
   let clock: Clock | undefined;
@@ -43,16 +50,21 @@ export function actorEnv(getCtx: () => ActorContext, nodeName: string): { env: K
       callbacks.delete(t);
     },
     cri(req, cb) {
-      getCtx().request(runtime, req, (reply) => {
-        if (reply.type === 'RequestTimedOut') return;
-        cb(reply as never);
-      });
+      const timeoutUs = criTimeoutUs(req, timeouts.runtimeRequestTimeoutUs);
+      getCtx().request(
+        runtime,
+        req,
+        (reply) => cb((reply.type === 'RequestTimedOut' ? criDeadlineExceeded(req.type) : reply) as never),
+        timeoutUs === undefined ? undefined : { timeoutUs },
+      );
     },
     api(req, cb) {
-      getCtx().request(APISERVER_ACTOR, req, (reply) => {
-        if (reply.type === 'RequestTimedOut') return;
-        cb(reply as ApiResult);
-      });
+      getCtx().request(
+        APISERVER_ACTOR,
+        req,
+        (reply) => cb(reply.type === 'RequestTimedOut' ? apiTimeout() : (reply as ApiResult)),
+        { timeoutUs: timeouts.apiRequestTimeoutUs },
+      );
     },
     jitter: (d, f) => getCtx().stream('jitter').jitter(d, f),
     stream: (name) => getCtx().stream(name),
@@ -72,12 +84,39 @@ export function actorEnv(getCtx: () => ActorContext, nodeName: string): { env: K
   };
 }
 
+/**
+ * The CRI client's deadline (`pkg/kubelet/cri/remote/remote_runtime.go`): `runtimeRequestTimeout`
+ * (2 m) for most calls, StopContainer timeout + it, ExecSync timeout + it (none for timeout 0,
+ * e.g. a preStop hook), none for PullImage. Undefined = no deadline.
+ */
+function criTimeoutUs(req: cri.CriRequest, base: number): number | undefined {
+  switch (req.type) {
+    case 'StopContainer':
+      return base + req.timeout * US_PER_SECOND;
+    case 'ExecSync':
+      return req.timeout === 0 ? undefined : base + req.timeout * US_PER_SECOND;
+    case 'PullImage':
+      return undefined;
+    default:
+      return base;
+  }
+}
+
+/** The reply a CRI call gets when its deadline passed: DeadlineExceeded, empty lists. */
+function criDeadlineExceeded(type: string): Message {
+  return { type: `${type}Result`, error: { code: 'DeadlineExceeded', message: 'context deadline exceeded' }, items: [], containers: [], stdout: '', stderr: '', exitCode: -1, success: false } as Message;
+}
+
+function apiTimeout(): ApiResult {
+  return { type: 'ApiResult', code: 504, body: { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', reason: 'Timeout', message: 'the client timed out waiting for the apiserver', code: 504 } };
+}
+
 /** `createActor(id, config)`: config is a partial `KubeletConfig` with at least `nodeName`. */
 export function createActor(id: string, config: unknown): Actor {
   const cfg = resolveKubeletConfig(config);
   let ctx!: ActorContext;
   let kubelet!: Kubelet;
-  const { env, fireTimer } = actorEnv(() => ctx, cfg.nodeName);
+  const { env, fireTimer } = actorEnv(() => ctx, cfg.nodeName, cfg);
   return {
     start(c) {
       ctx = c;
