@@ -1,6 +1,8 @@
 /**
- * A binary min-heap over a caller-supplied order. Used for each host's event queue; the order is
- * the engine's global event key (time, source actor, source sequence, destination actor).
+ * Binary min-heaps. {@link MinHeap} is generic over a caller-supplied order (used by actor
+ * packages for their own queues); {@link EventHeap} is the engine's event queue, specialised to
+ * the global event key (time, source actor, source sequence, destination actor) so that the hot
+ * loop compares numbers inline. Both sift with a hole (one write per level, no swaps).
  */
 export class MinHeap<T> {
   private readonly items: T[] = [];
@@ -16,14 +18,15 @@ export class MinHeap<T> {
 
   push(item: T): void {
     const a = this.items;
+    let i = a.length;
     a.push(item);
-    let i = a.length - 1;
     while (i > 0) {
       const p = (i - 1) >> 1;
-      if (!this.less(a[i], a[p])) break;
-      [a[i], a[p]] = [a[p], a[i]];
+      if (!this.less(item, a[p])) break;
+      a[i] = a[p];
       i = p;
     }
+    a[i] = item;
   }
 
   pop(): T | undefined {
@@ -31,20 +34,87 @@ export class MinHeap<T> {
     if (a.length === 0) return undefined;
     const top = a[0];
     const last = a.pop()!;
-    if (a.length > 0) {
-      a[0] = last;
+    const n = a.length;
+    if (n > 0) {
       let i = 0;
-      const n = a.length;
       for (;;) {
         const l = 2 * i + 1;
+        if (l >= n) break;
         const r = l + 1;
-        let m = i;
-        if (l < n && this.less(a[l], a[m])) m = l;
-        if (r < n && this.less(a[r], a[m])) m = r;
-        if (m === i) break;
-        [a[i], a[m]] = [a[m], a[i]];
+        const m = r < n && this.less(a[r], a[l]) ? r : l;
+        if (!this.less(a[m], last)) break;
+        a[i] = a[m];
         i = m;
       }
+      a[i] = last;
+    }
+    return top;
+  }
+}
+
+/** What {@link EventHeap} orders: the engine's global event key. */
+export interface EventKey {
+  /** Virtual time, µs. */
+  readonly at: number;
+  /** Source actor index (−1 for engine faults). */
+  readonly src: number;
+  /** Source sequence number. */
+  readonly seq: number;
+  /** Destination actor index. */
+  readonly dst: number;
+}
+
+function keyLess(x: EventKey, y: EventKey): boolean {
+  if (x.at !== y.at) return x.at < y.at;
+  if (x.src !== y.src) return x.src < y.src;
+  if (x.seq !== y.seq) return x.seq < y.seq;
+  return x.dst < y.dst;
+}
+
+/** The engine's event queue: a min-heap on {@link EventKey}. */
+export class EventHeap<T extends EventKey> {
+  private readonly a: T[] = [];
+
+  get size(): number {
+    return this.a.length;
+  }
+
+  peek(): T | undefined {
+    return this.a[0];
+  }
+
+  push(item: T): void {
+    const a = this.a;
+    let i = a.length;
+    a.push(item);
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      const parent = a[p];
+      if (!keyLess(item, parent)) break;
+      a[i] = parent;
+      i = p;
+    }
+    a[i] = item;
+  }
+
+  pop(): T | undefined {
+    const a = this.a;
+    const n = a.length - 1;
+    if (n < 0) return undefined;
+    const top = a[0];
+    const last = a.pop()!;
+    if (n > 0) {
+      let i = 0;
+      for (;;) {
+        let m = 2 * i + 1;
+        if (m >= n) break;
+        if (m + 1 < n && keyLess(a[m + 1], a[m])) m++;
+        const child = a[m];
+        if (!keyLess(child, last)) break;
+        a[i] = child;
+        i = m;
+      }
+      a[i] = last;
     }
     return top;
   }

@@ -30,7 +30,7 @@ import {
   matchesActor,
 } from '@podsim/api';
 import type { LatencyConfig, LinkLatency, TraceFilter, WireEnvelope } from '@podsim/api/protocol/control';
-import { MinHeap } from './heap.js';
+import { EventHeap } from './heap.js';
 import { RunningDigest } from './digest.js';
 
 export type { LatencyConfig, LinkLatency, TraceFilter, WireEnvelope };
@@ -49,22 +49,18 @@ interface TimerEntry {
   requestId?: number;
 }
 
-interface QueuedEvent {
-  at: number;
-  src: number;
-  seq: number;
-  dst: number;
-  kind: number;
-  env?: WireEnvelope;
-  timer?: TimerEntry;
-  fault?: number;
-}
-
-function eventLess(x: QueuedEvent, y: QueuedEvent): boolean {
-  if (x.at !== y.at) return x.at < y.at;
-  if (x.src !== y.src) return x.src < y.src;
-  if (x.seq !== y.seq) return x.seq < y.seq;
-  return x.dst < y.dst;
+/** One queued event; a class so that every entry has the same shape (the heap's hot loop). */
+class QueuedEvent {
+  constructor(
+    readonly at: number,
+    readonly src: number,
+    readonly seq: number,
+    readonly dst: number,
+    readonly kind: number,
+    readonly env: WireEnvelope | undefined,
+    readonly timer: TimerEntry | undefined,
+    readonly fault: number,
+  ) {}
 }
 
 interface PendingRequest {
@@ -74,15 +70,23 @@ interface PendingRequest {
   type: string;
 }
 
-interface LinkState {
-  readonly minUs: number;
-  readonly jitterUs: number;
-  rng?: Prng;
-  lastAt: number;
-  /** Indices into the fault list of transport faults matching this link. */
-  faults: number[];
-  faultRngs?: Map<number, Prng>;
+/** One directed link's state, kept by the sender's host. */
+class LinkState {
+  /** Jitter stream `link:<from>-><to>`, created on first use. */
+  rng: Prng | undefined = undefined;
+  /** Delivery time of the last message: FIFO per link. */
+  lastAt = 0;
+  faultRngs: Map<number, Prng> | undefined = undefined;
+  constructor(
+    readonly minUs: number,
+    readonly jitterUs: number,
+    /** Indices into the fault list of transport faults matching this link. */
+    readonly faults: number[],
+  ) {}
 }
+
+/** Up to this many actors, a sender's links live in an array indexed by destination. */
+const DENSE_LINKS_MAX = 4096;
 
 /** One hosted actor: identity, incarnation state and its context. */
 interface LocalActor {
@@ -99,6 +103,8 @@ interface LocalActor {
   nextRequest: number;
   timers: Map<TimerId, TimerEntry>;
   pending: Map<number, PendingRequest>;
+  /** Outgoing links of this actor, by destination index (state survives restarts). */
+  readonly links: Map<number, LinkState> | Array<LinkState | undefined>;
   rng: Prng;
   streams: Map<string, Prng>;
   ids: IdGenerator;
@@ -154,8 +160,7 @@ export class HostCore {
   private readonly indexOf = new Map<ActorId, number>();
   private readonly locals: (LocalActor | undefined)[];
   private readonly localList: LocalActor[] = [];
-  private readonly queue = new MinHeap<QueuedEvent>(eventLess);
-  private readonly links = new Map<number, LinkState>();
+  private readonly queue = new EventHeap<QueuedEvent>();
   private readonly faults: Fault[];
   private readonly typeHashes = new Map<string, number>();
   private readonly horizon: number;
@@ -227,9 +232,10 @@ export class HostCore {
     if (f.kind !== 'crash') {
       // Extend the fault list of the links already in use; their FIFO watermark and jitter
       // stream must survive (clearing them let later messages overtake earlier ones).
-      for (const [key, l] of this.links) {
-        const n = this.actorIds.length;
-        if (this.transportFaultMatches(f, this.actorIds[Math.floor(key / n)], this.actorIds[key % n])) l.faults.push(i);
+      for (const la of this.localList) {
+        la.links.forEach((l: LinkState | undefined, to: number) => {
+          if (l && this.transportFaultMatches(f, la.id, this.actorIds[to])) l.faults.push(i);
+        });
       }
     }
     if (this.started) this.scheduleFault(f, i);
@@ -250,7 +256,7 @@ export class HostCore {
       if (e.a < this.now) {
         throw new Error(`causality violation: ${this.actorIds[e.f]} → ${this.actorIds[e.t]} due at ${e.a} µs arrived at ${this.now} µs`);
       }
-      this.queue.push({ at: e.a, src: e.f, seq: e.q, dst: e.t, kind: EV_MSG, env: e });
+      this.queue.push(new QueuedEvent(e.a, e.f, e.q, e.t, EV_MSG, e, undefined, -1));
     }
   }
 
@@ -313,6 +319,7 @@ export class HostCore {
       nextRequest: 1,
       timers: new Map(),
       pending: new Map(),
+      links: this.actorIds.length <= DENSE_LINKS_MAX ? new Array<LinkState | undefined>(this.actorIds.length) : new Map(),
       rng: deriveStream(this.opts.seed, `actor:${id}#0`),
       streams: new Map(),
       ids: undefined as unknown as IdGenerator,
@@ -349,9 +356,9 @@ export class HostCore {
     if (idx === undefined) throw new Error(`crash fault names unknown actor ${f.actor}`);
     if (!this.locals[idx]) return;
     const at = Math.max(f.atUs, this.now);
-    this.queue.push({ at, src: -1, seq: 2 * i, dst: idx, kind: EV_CRASH, fault: i });
+    this.queue.push(new QueuedEvent(at, -1, 2 * i, idx, EV_CRASH, undefined, undefined, i));
     if (f.restartAfterUs !== undefined) {
-      this.queue.push({ at: at + f.restartAfterUs, src: -1, seq: 2 * i + 1, dst: idx, kind: EV_RESTART, fault: i });
+      this.queue.push(new QueuedEvent(at + f.restartAfterUs, -1, 2 * i + 1, idx, EV_RESTART, undefined, undefined, i));
     }
   }
 
@@ -482,26 +489,30 @@ export class HostCore {
     if (this.collect(kind)) this.traces.push({ t: this.now, actor: la.id, seq, kind, msg, data });
   }
 
-  private link(from: number, to: number): LinkState {
-    const key = from * this.actorIds.length + to;
-    let l = this.links.get(key);
-    if (!l) {
-      const fromId = this.actorIds[from];
-      const toId = this.actorIds[to];
-      let lat: LinkLatency = this.opts.latency.default;
-      for (const o of this.opts.latency.links ?? []) {
+  private link(la: LocalActor, to: number): LinkState {
+    const links = la.links;
+    const l = Array.isArray(links) ? links[to] : links.get(to);
+    return l ?? this.newLink(la, to);
+  }
+
+  private newLink(la: LocalActor, to: number): LinkState {
+    const fromId = la.id;
+    const toId = this.actorIds[to];
+    let lat: LinkLatency = this.opts.latency.default;
+    const overrides = this.opts.latency.links;
+    if (overrides) {
+      for (const o of overrides) {
         if (matchesActor(o.from, fromId) && matchesActor(o.to, toId)) {
           lat = o;
           break;
         }
       }
-      const faults: number[] = [];
-      this.faults.forEach((f, i) => {
-        if (this.transportFaultMatches(f, fromId, toId)) faults.push(i);
-      });
-      l = { minUs: lat.minUs, jitterUs: lat.jitterUs, lastAt: 0, faults };
-      this.links.set(key, l);
     }
+    const faults: number[] = [];
+    for (let i = 0; i < this.faults.length; i++) if (this.transportFaultMatches(this.faults[i], fromId, toId)) faults.push(i);
+    const l = new LinkState(lat.minUs, lat.jitterUs, faults);
+    if (Array.isArray(la.links)) la.links[to] = l;
+    else la.links.set(to, l);
     return l;
   }
 
@@ -519,7 +530,7 @@ export class HostCore {
    * it (unless a fault drops it). `r`/`fi` mark a request, `p`/`i` a reply (see WireEnvelope).
    */
   private send(la: LocalActor, to: number, body: Message, r?: number, fi?: number, p?: number, i?: number): void {
-    const l = this.link(la.idx, to);
+    const l = this.link(la, to);
     let at = this.now + l.minUs;
     if (l.jitterUs > 0) {
       l.rng ??= deriveStream(this.opts.seed, `link:${la.id}->${this.actorIds[to]}`);
@@ -572,7 +583,7 @@ export class HostCore {
 
   private route(e: WireEnvelope): void {
     this.messagesSent++;
-    if (this.locals[e.t]) this.queue.push({ at: e.a, src: e.f, seq: e.q, dst: e.t, kind: EV_MSG, env: e });
+    if (this.locals[e.t]) this.queue.push(new QueuedEvent(e.a, e.f, e.q, e.t, EV_MSG, e, undefined, -1));
     else if (this.opts.routeRemote) this.opts.routeRemote(e);
     else throw new Error(`no route to actor ${this.actorIds[e.t]}`);
   }
@@ -581,7 +592,7 @@ export class HostCore {
     if (!(delayUs >= 0) || !Number.isFinite(delayUs)) throw new Error(`invalid timer delay ${delayUs}`);
     const t: TimerEntry = { id: la.nextTimer++, inc: la.incarnation, cancelled: false, payload, requestId };
     la.timers.set(t.id, t);
-    this.queue.push({ at: this.now + Math.floor(delayUs), src: la.idx, seq: la.seq++, dst: la.idx, kind: EV_TIMER, timer: t });
+    this.queue.push(new QueuedEvent(this.now + Math.floor(delayUs), la.idx, la.seq++, la.idx, EV_TIMER, undefined, t, -1));
     return t;
   }
 

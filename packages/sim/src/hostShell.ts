@@ -1,22 +1,20 @@
 /**
  * One host thread of a threaded run: a {@link HostCore} plus the conservative window loop
- * (DESIGN.md §4, §9). Each round r: wait until every host published round r−1 on the
- * {@link SyncBoard}; drain the batches peers posted in r−1 (their count is on the board, so a
- * batch posted before the signal is always taken before the round runs); compute
- * E_p = min(Q_p, in-flight to p) for every host p and the bound B_h = min_q(E_q + C(q→h)),
- * C = shortest inter-host message chain (placement.ts windowMatrix); process every event
- * < min(B_h, stop time, target); post one msgpackr batch per destination host; publish Q_h,
- * S_h, M_h→d; arrive.
+ * (DESIGN.md §4, §9; the protocol is in syncBoard.ts). In each round this host is woken for:
+ * drain every batch peers announced on the board (a batch is posted before its count is
+ * raised, so it is always taken before the round runs); process every event below the bound
+ * the coordinator computed, B_h = min(target, stop time, min_q (V_q + C(q→h))) with C the
+ * shortest inter-host message chain (placement.ts windowMatrix); post one msgpackr batch per
+ * destination host; publish Q, S, M; arrive — and coordinate the next round if last.
  *
- * Every host reads the same round figures, so all pause in the same round: when the earliest
- * pending event anywhere is at or after min(target, stop time). Waits are bounded; a failure
- * raises the board's abort flag so no peer waits for a host that will not come.
+ * Hosts with nothing below their bound are not woken. Waits are bounded; a failure raises the
+ * board's abort flag so no peer waits for a host that will not come.
  */
 import { receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
 import { NEVER, type ActorFactory, type Fault, type RunFailure } from '@podsim/api';
 import type { HostControl, HostInit, HostMetrics, SegmentResult, TraceChunk, WireEnvelope } from '@podsim/api/protocol/control';
 import { HostCore, SimulationError } from './hostCore.js';
-import { SyncBoard } from './syncBoard.js';
+import { CMD_RUN, SyncBoard } from './syncBoard.js';
 import { decodeBatch, encodeBatch } from './batch.js';
 
 /** Events processed between liveness beats inside one long window. */
@@ -42,17 +40,14 @@ export class HostShell implements HostControl {
   private toMain!: MessagePort;
   private h = 0;
   private n = 1;
-  private round = 0;
   private spin = DEFAULT_SPIN;
   /** Outgoing envelopes of the current round, per destination host. */
   private out: WireEnvelope[][] = [];
   private outMin: number[] = [];
   private mailboxOut: WireEnvelope[] = [];
   private recv: number[] = [];
-  private readonly e: number[] = [];
   private failure: RunFailure | undefined;
 
-  private windows = 0;
   private busyWindows = 0;
   private batchesSent = 0;
   private bytesSent = 0;
@@ -95,84 +90,74 @@ export class HostShell implements HostControl {
   }
 
   segment(targetUs: number): SegmentResult {
-    if (this.failure) return this.result('failed', NEVER);
+    if (this.failure) return this.result('failed');
+    try {
+      return this.runSegment(targetUs);
+    } catch (err) {
+      // A broken engine invariant (e.g. a causality violation): fail the run, never hang it.
+      return this.fail(err);
+    }
+  }
+
+  private runSegment(targetUs: number): SegmentResult {
     const board = this.board;
-    const n = this.n;
     const h = this.h;
     const core = this.core;
     const windows = this.cfg.windowUs;
+    // The main thread diagnoses a stuck peer after hostTimeoutMs; this bound is the last resort.
+    const lastResortMs = 2 * this.cfg.hostTimeoutMs + 1_000;
     try {
-      // Start (time 0) on the first segment; its messages go out with the opening publish.
+      // Start (time 0) on the first segment; its messages go out with the opening round.
       core.runUntil(0);
     } catch (err) {
       return this.fail(err);
     }
-    let r = ++this.round;
-    this.publish(r);
-    board.arrive(r);
+    // Opening round: every host takes part (the main thread armed the board for it).
+    let seen = board.go(h);
+    if (!this.drain()) return this.aborted();
+    this.publish();
+    let run = board.arrive() && board.coordinate(h, windows, targetUs);
     for (;;) {
-      const t0 = performance.now();
-      // The main thread diagnoses a stuck peer after hostTimeoutMs; this bound is the last resort.
-      const w = board.awaitAll(r, this.spin, WAIT_SLICE_MS, 2 * this.cfg.hostTimeoutMs + 1_000, () => board.beat(h));
-      this.waitMs += performance.now() - t0;
-      if (w === 'aborted') return this.aborted();
-      if (w === 'timeout') {
-        return this.fail(
-          new SimulationError({
-            kind: 'HostUnresponsive',
-            message: `host ${h} waited more than ${2 * this.cfg.hostTimeoutMs + 1_000} ms for its peers at window ${r}`,
-            seed: this.cfg.seed,
-          }),
-        );
+      if (!run) {
+        const t0 = performance.now();
+        const w = board.awaitGo(h, seen, this.spin, WAIT_SLICE_MS, lastResortMs, () => board.beat(h));
+        this.waitMs += performance.now() - t0;
+        if (w === 'aborted') return this.aborted();
+        if (w === 'timeout') {
+          return this.fail(
+            new SimulationError({
+              kind: 'HostUnresponsive',
+              message: `host ${h} waited more than ${lastResortMs} ms for the next window`,
+              seed: this.cfg.seed,
+            }),
+          );
+        }
+        if (board.cmd !== CMD_RUN) {
+          seen = board.go(h);
+          this.shipTraces();
+          return this.result('paused');
+        }
       }
+      seen = board.go(h);
+      // An active round: take every batch announced so far, learn the stop time, process.
       if (!this.drain()) return this.aborted();
-
-      // Figures of round r: E_p and the stop time.
-      const f64 = board.f64;
-      const e = this.e;
-      let stopAt = NEVER;
-      for (let p = 0; p < n; p++) {
-        const s = board.slot(r, p);
-        e[p] = f64[s];
-        if (f64[s + 1] < stopAt) stopAt = f64[s + 1];
-      }
-      for (let q = 0; q < n; q++) {
-        const s = board.slot(r, q) + 2;
-        for (let p = 0; p < n; p++) if (f64[s + p] < e[p]) e[p] = f64[s + p];
-      }
-      let minE = NEVER;
-      for (let p = 0; p < n; p++) if (e[p] < minE) minE = e[p];
+      const stopAt = board.stopAt;
       if (stopAt < core.stopAt) {
         // A peer's actor stopped the run earlier: its reason wins.
         core.stopAt = stopAt;
         core.stopReason = undefined;
       }
-      const limit = Math.min(targetUs, stopAt);
-      if (minE >= limit) {
-        this.shipTraces();
-        return this.result('paused', minE);
+      const bound = board.bound(h);
+      this.busyWindows++;
+      try {
+        while (core.runUntil(bound, BEAT_EVERY) === BEAT_EVERY) board.beat(h);
+      } catch (err) {
+        return this.fail(err);
       }
-      // B_h = min_q (E_q + C(q→h)): the earliest time any pending event anywhere, h's own
-      // included, can make a message arrive here (placement.ts windowMatrix).
-      let bound = limit;
-      for (let q = 0; q < n; q++) {
-        const c = e[q] + windows[q * n + h];
-        if (c < bound) bound = c;
-      }
-      r = ++this.round;
-      this.windows++;
-      if (e[h] < bound) {
-        this.busyWindows++;
-        try {
-          while (core.runUntil(bound, BEAT_EVERY) === BEAT_EVERY) board.beat(h);
-        } catch (err) {
-          return this.fail(err);
-        }
-      }
-      this.publish(r);
+      this.publish();
       if (core.traces.length >= this.cfg.traceChunk) this.shipTraces();
       board.beat(h);
-      board.arrive(r);
+      run = board.arrive() && board.coordinate(h, windows, targetUs);
     }
   }
 
@@ -195,7 +180,7 @@ export class HostShell implements HostControl {
       actors: this.cfg.local.length,
       events: this.core.processed,
       messages: this.core.messagesSent,
-      windows: this.windows,
+      windows: this.board.rounds,
       busyWindows: this.busyWindows,
       batchesSent: this.batchesSent,
       bytesSent: this.bytesSent,
@@ -211,11 +196,9 @@ export class HostShell implements HostControl {
 
   // ---- internals ---------------------------------------------------------------------------
 
-  /** Posts this round's batches, then writes Q, S and M for round r on the board. */
-  private publish(r: number): void {
+  /** Posts this round's batches, then writes Q, S and M on the board (before arriving). */
+  private publish(): void {
     const board = this.board;
-    const f64 = board.f64;
-    const s = board.slot(r, this.h);
     for (let d = 0; d < this.n; d++) {
       const envs = this.out[d];
       if (envs.length > 0) {
@@ -227,11 +210,10 @@ export class HostShell implements HostControl {
         this.remoteMessages += envs.length;
         this.out[d] = [];
       }
-      f64[s + 2 + d] = this.outMin[d];
+      board.setM(this.h, d, this.outMin[d]);
       this.outMin[d] = NEVER;
     }
-    f64[s] = this.core.nextEventTime();
-    f64[s + 1] = this.core.stopAt;
+    board.publish(this.h, this.core.nextEventTime(), this.core.stopAt);
   }
 
   /** Takes every batch peers announced on the board. False if the run was aborted meanwhile. */
@@ -264,7 +246,7 @@ export class HostShell implements HostControl {
   /** Another host failed: ship what was recorded here and stop. */
   private aborted(): SegmentResult {
     this.shipTraces();
-    return this.result('aborted', NEVER);
+    return this.result('aborted');
   }
 
   private fail(err: unknown): SegmentResult {
@@ -281,17 +263,17 @@ export class HostShell implements HostControl {
     this.failure = failure;
     this.board.abort(this.h);
     this.shipTraces();
-    return this.result('failed', NEVER);
+    return this.result('failed');
   }
 
-  private result(status: SegmentResult['status'], nextEventUs: number): SegmentResult {
+  private result(status: SegmentResult['status']): SegmentResult {
     const mailbox = this.mailboxOut;
     this.mailboxOut = [];
     return {
       status,
       failure: this.failure,
-      nextEventUs,
-      stopAtUs: this.core.stopAt,
+      nextEventUs: status === 'paused' ? this.board.nextEvent : NEVER,
+      stopAtUs: Math.min(this.core.stopAt, this.board.stopAt),
       stopReason: this.core.stopReason,
       lastEventUs: this.core.now,
       mailbox,

@@ -232,8 +232,9 @@ export class Simulation {
       inits.push(host.api.init(Comlink.transfer(init, ports as unknown as Parameters<typeof Comlink.transfer>[1])));
     }
     try {
-      // Loading modules on a busy machine can take a while: init gets at least 10 s.
-      await sim.guard(Promise.all(inits), 'init', Math.max(hostTimeoutMs, 10_000));
+      // Starting threads and loading modules on a busy machine can take a while (seconds under
+      // a load of 15 on 2 cores): init gets at least 60 s.
+      await sim.guard(Promise.all(inits), 'init', Math.max(hostTimeoutMs, 60_000));
     } catch (err) {
       await sim.close();
       if (err instanceof SimulationError) throw err;
@@ -382,6 +383,7 @@ export class Simulation {
         }
       }
       await this.guard(Promise.all(deliveries), 'deliver');
+      this.board.openSegment();
       const results = await this.guardSegment(this.hosts.map((h) => h.api.segment(targetUs)));
       this.drainTracePorts();
 
@@ -485,11 +487,25 @@ export class Simulation {
     });
     const all = Promise.all(
       calls.map((c, i) =>
-        c.then((r) => {
-          done[i] = true;
-          results[i] = r;
-          return r;
-        }),
+        c.then(
+          (r) => {
+            done[i] = true;
+            results[i] = r;
+            return r;
+          },
+          (err: unknown): SegmentResult => {
+            // The control call itself failed (the host could not even report): a dead host.
+            done[i] = true;
+            this.board.abort(i);
+            const failure: RunFailure = {
+              kind: 'HostDied',
+              message: `host thread ${i} failed: ${err instanceof Error ? err.message : String(err)}`,
+              seed: this.options.seed,
+              t: this._now,
+            };
+            return { status: 'failed', failure, nextEventUs: NEVER, stopAtUs: NEVER, lastEventUs: this._now, mailbox: [] };
+          },
+        ),
       ),
     );
     try {
