@@ -4,7 +4,7 @@
  * watches pods, recording every watch event as a `client.watch` trace with a kubectl-like
  * READY/STATUS summary. Helpers read the runtime's `cri.*` and the kubelet's records back.
  */
-import type { Actor, ActorContext, ApiRequest, ApiResult, ApiWatchEvent, DeleteOptions, Fault, Pod, TraceRecord } from '@podsim/api';
+import type { Actor, ActorContext, ApiRequest, ApiResult, ApiWatchEvent, DeleteOptions, Event, Fault, Pod, TraceRecord } from '@podsim/api';
 import { LocalSimulation } from '@podsim/sim';
 import { createActor as createApiserver } from '@podsim/apiserver/actor/apiserverActor';
 import { createActor as createRuntime } from '@podsim/runtime/actor/runtimeActor';
@@ -48,11 +48,18 @@ function clientActor(steps: readonly Step[]): () => Actor {
   return () => ({
     start(ctx: ActorContext) {
       ctx.request('apiserver', { type: 'ApiWatch', resource: 'pods', watchId: 'client-pods' } as ApiRequest, () => {});
+      ctx.request('apiserver', { type: 'ApiWatch', resource: 'events', watchId: 'client-events' } as ApiRequest, () => {});
       steps.forEach((s, i) => ctx.setTimer(s.at, i));
     },
     receive(ctx, env) {
       if (env.body.type !== 'ApiWatchEvent') return;
-      const ev = (env.body as unknown as ApiWatchEvent).event;
+      const body = env.body as unknown as ApiWatchEvent;
+      const ev = body.event;
+      if (body.watchIds.includes('client-events')) {
+        const e = ev.object as Event;
+        if (ev.type === 'ADDED') ctx.trace('client.event', `${e.reason} ${e.involvedObject.name}: ${e.message}`, { reason: e.reason, pod: e.involvedObject.name, type: e.type, message: e.message });
+        return;
+      }
       const p = ev.object as Pod;
       if (!p.metadata?.uid) return;
       const { ready, status } = printRow(p);

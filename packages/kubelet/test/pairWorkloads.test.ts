@@ -83,3 +83,19 @@ test('restartPolicy Never: a container that exits 0 makes the pod Succeeded; the
   t.is(run.all('kubelet.finalDelete').length, 0, 'no deletionTimestamp: the pod stays in the API');
   t.false(run.rows('job').some((r) => r.type === 'DELETED'));
 });
+
+test('events: Pulling/Pulled/Created/Started on start; Killing and FailedPreStopHook on delete; none when eventsEnabled is false', (t) => {
+  const pod = mkPod('web', { containers: [{ name: 'app', image: 'nginx', lifecycle: { preStop: { exec: { command: ['sh', '-c', 'exit 3'] } } } }] });
+  const steps = [
+    { at: 1 * S, create: pod },
+    { at: 10 * S, delete: 'web' },
+  ];
+  const run = runPair({ steps, untilS: 20 });
+  const reasons = run.all('client.event').map((r) => r.data!.reason);
+  // An untagged image defaults to imagePullPolicy Always (apiserver defaulting), hence Pulling.
+  t.deepEqual(reasons, ['Pulling', 'Pulled', 'Created', 'Started', 'Killing', 'FailedPreStopHook']);
+  t.regex(String(run.all('client.event').at(-1)!.data!.message), /exited with 3/);
+  const quiet = runPair({ steps, untilS: 20, kubelet: { eventsEnabled: false } });
+  t.is(quiet.all('client.event').length, 0);
+  t.is(quiet.rows('web').at(-1)?.type, 'DELETED');
+});
