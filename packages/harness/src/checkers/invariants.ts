@@ -191,6 +191,12 @@ export const INVARIANTS: readonly Invariant[] = [
           g = gp;
         }
       }
+      for (const s of m.spansOf('kubelet.killContainer')) {
+        const timeout = s.endData?.gracePeriod;
+        if (typeof timeout === 'number' && timeout < 1) {
+          out.push({ invariant: this.id, t: s.begin, message: `${s.actor} called StopContainer(${String(s.data.container)}) of ${String(s.data.pod)} with timeout ${timeout} < 1` });
+        }
+      }
       for (const c of m.criCalls) {
         if (c.call === 'StopContainer' && c.timeout !== undefined && c.timeout < 1) {
           out.push({ invariant: this.id, t: c.t, message: `${c.runtime} received StopContainer(${c.containerId}, timeout ${c.timeout}) < 1` });
@@ -222,24 +228,44 @@ export const INVARIANTS: readonly Invariant[] = [
   {
     id: 'no-early-sigkill',
     spec: '§14.6',
-    title: 'the runtime never SIGKILLs before the StopContainer timeout has passed (unless the timeout is 0)',
+    title: 'the runtime never SIGKILLs before the StopContainer timeout has passed since SIGTERM (unless the timeout is 0)',
     check(m) {
       const out: Violation[] = [];
-      const sandboxCalls = new Set(['StopPodSandbox', 'RemovePodSandbox', 'RemoveContainer']);
+      const killContainers = m.spansOf('kubelet.killContainer');
+      const killPods = m.spansOf('kubelet.killPod');
       for (const p of m.processes) {
         for (const sig of p.signals) {
           if (sig.signal !== 'SIGKILL') continue;
-          const stops = m.criCalls.filter((c) => c.call === 'StopContainer' && c.containerId === p.containerId && c.t <= sig.t);
-          const due = stops.some((c) => c.timeout === 0 || (c.timeout !== undefined && c.t + c.timeout * US_PER_SECOND <= sig.t));
-          const forced = m.criCalls.some((c) => c.runtime === p.runtime && sandboxCalls.has(c.call) && c.t === sig.t);
-          if (!due && !forced) {
-            const first = stops[0];
-            out.push({
-              invariant: this.id,
-              t: sig.t,
-              message: `SIGKILL to ${p.pod}/${p.container} at ${sec(sig.t)}${first ? `, only ${sec(sig.t - first.t)} after StopContainer(timeout ${first.timeout}s)` : ' without a StopContainer'}`,
-            });
-          }
+          // StopContainer timeouts: the kubelet's killContainer spans (E carries the timeout it
+          // passed), and the runtime's cri.call records when they are collected.
+          const spans = killContainers.filter((s) => s.data.containerId === p.containerId && s.begin <= sig.t);
+          const timeouts = [
+            ...spans.map((s) => s.endData?.gracePeriod ?? s.data.gracePeriod),
+            ...m.criCalls.filter((c) => c.call === 'StopContainer' && c.containerId === p.containerId && c.t <= sig.t).map((c) => c.timeout),
+          ].filter((x): x is number => typeof x === 'number');
+          const term = p.signals.find((x) => x.signal === 'SIGTERM' && x.t <= sig.t)?.t;
+          if (timeouts.includes(0)) continue;
+          if (term !== undefined && timeouts.length > 0 && sig.t >= term + Math.min(...timeouts) * US_PER_SECOND) continue;
+          // StopPodSandbox / RemovePodSandbox SIGKILL what still runs: inside killPod, after every container kill returned.
+          const node = p.runtime.replace(/^runtime\//, 'kubelet/');
+          const sandboxPhase = killPods.some(
+            (k) =>
+              k.actor === node &&
+              k.podUid === p.podUid &&
+              k.begin <= sig.t &&
+              (k.end === undefined || sig.t <= k.end) &&
+              !killContainers.some((c) => c.actor === node && c.podUid === p.podUid && c.begin <= sig.t && (c.end === undefined || c.end > sig.t)),
+          );
+          const sandboxCall = m.criCalls.some((c) => c.runtime === p.runtime && (c.call === 'StopPodSandbox' || c.call === 'RemovePodSandbox' || c.call === 'RemoveContainer') && c.t === sig.t);
+          if (sandboxPhase || sandboxCall) continue;
+          out.push({
+            invariant: this.id,
+            t: sig.t,
+            message:
+              term === undefined
+                ? `SIGKILL to ${p.pod}/${p.container} at ${sec(sig.t)} without a SIGTERM or a StopContainer timeout of 0`
+                : `SIGKILL to ${p.pod}/${p.container} at ${sec(sig.t)}, ${sec(sig.t - term)} after SIGTERM, but the StopContainer timeout was ${timeouts.length ? `${Math.min(...timeouts)}s` : 'unknown'}`,
+          });
         }
       }
       return out;
@@ -279,13 +305,10 @@ export const INVARIANTS: readonly Invariant[] = [
       for (const s of m.spansOf('kubelet.sync')) {
         if (workRank(s.data.work) >= 1 && !firstTerminating.has(`${s.actor}|${s.incarnation}|${s.podUid}`)) firstTerminating.set(`${s.actor}|${s.incarnation}|${s.podUid}`, s);
       }
-      for (const c of m.criCalls) {
-        if (c.call !== 'StartContainer' || !c.containerId) continue;
-        const p = m.processById.get(c.containerId);
-        if (!p) continue;
-        const kubelet = c.runtime.replace(/^runtime\//, 'kubelet/');
-        const s = firstTerminating.get(`${kubelet}|${m.incarnationAt(kubelet, c.t)}|${p.podUid}`);
-        if (s && c.t > s.begin) out.push({ invariant: this.id, t: c.t, message: `StartContainer for ${p.pod}/${p.container} at ${sec(c.t)}, after termination began at ${sec(s.begin)}` });
+      for (const p of m.processes) {
+        const kubelet = p.runtime.replace(/^runtime\//, 'kubelet/');
+        const s = firstTerminating.get(`${kubelet}|${m.incarnationAt(kubelet, p.startedAt)}|${p.podUid}`);
+        if (s && p.startedAt > s.begin) out.push({ invariant: this.id, t: p.startedAt, message: `container ${p.pod}/${p.container} started at ${sec(p.startedAt)}, after termination began at ${sec(s.begin)}` });
       }
       return out;
     },

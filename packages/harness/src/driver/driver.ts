@@ -96,6 +96,13 @@ export class Driver {
   private tableWatch: { id: string; printedHeader: boolean; wide: boolean } | undefined;
   private tableWatchSeq = 0;
   private done = false;
+  /**
+   * resourceVersion of the driver's own latest pod write (create / delete reply). A wait is
+   * judged only once the informer has caught up with it — read-your-writes, so `delete` then
+   * `wait --for=ready` does not see the deleted pod as still live because the reply outran the
+   * watch event.
+   */
+  private ownPodWriteRv = 0;
 
   constructor(private readonly config: DriverConfig) {
     this.steps = config.steps;
@@ -200,9 +207,20 @@ export class Driver {
   }
 
   private api(ctx: ActorContext, body: Message, onReply: (r: ApiResult) => void, onTimeout: () => void): void {
-    ctx.request<ApiResult>(APISERVER_ACTOR, body, (reply) => (isTimeout(reply) ? onTimeout() : onReply(reply)), {
-      timeoutUs: API_CALL_TIMEOUT_US,
-    });
+    ctx.request<ApiResult>(
+      APISERVER_ACTOR,
+      body,
+      (reply) => {
+        if (isTimeout(reply)) return onTimeout();
+        const req = body as { type: string; resource?: string };
+        if (req.resource === 'pods' && (req.type === 'ApiCreate' || req.type === 'ApiDelete' || req.type === 'ApiUpdate') && reply.code < 300) {
+          const rv = Number((reply.body as KubeObject).metadata?.resourceVersion);
+          if (rv > this.ownPodWriteRv) this.ownPodWriteRv = rv;
+        }
+        onReply(reply);
+      },
+      { timeoutUs: API_CALL_TIMEOUT_US },
+    );
   }
 
   // ---- apply / create -------------------------------------------------------------------------
@@ -386,7 +404,7 @@ export class Driver {
 
   private checkWait(ctx: ActorContext): void {
     const w = this.wait;
-    if (!w || w.polled) return;
+    if (!w || w.polled || this.informer.rv < this.ownPodWriteRv) return;
     let holds: boolean;
     if (w.condition === 'gone') holds = [...w.uids!].every((u) => !this.informer.has(u));
     else holds = conditionHolds(w.condition, this.informer.select(w.target!.namespace, w.target!.name, w.selector), w.count);

@@ -10,10 +10,14 @@ import type { WaitCondition } from './steps.js';
 
 export class PodInformer {
   private readonly byUid = new Map<string, Pod>();
+  /** Highest resourceVersion seen in an event (the informer is at least this fresh). */
+  rv = 0;
 
   /** Applies one watch event (ADDED / MODIFIED / DELETED); BOOKMARK and ERROR are ignored here. */
   apply(event: WatchEvent<KubeObject>): void {
     const pod = event.object as Pod;
+    const rv = Number(pod.metadata?.resourceVersion);
+    if (rv > this.rv) this.rv = rv;
     const uid = pod.metadata?.uid;
     if (!uid) return;
     if (event.type === 'DELETED') this.byUid.delete(uid);
@@ -23,6 +27,7 @@ export class PodInformer {
   /** Forgets everything (before a relist after a 410 Gone). */
   clear(): void {
     this.byUid.clear();
+    this.rv = 0;
   }
 
   has(uid: string): boolean {

@@ -31,7 +31,8 @@ export interface ActorPlan {
  */
 export interface RuntimeCallFault {
   readonly call: string;
-  readonly error: { readonly code: string; readonly message: string };
+  readonly error?: { readonly code: string; readonly message: string };
+  readonly delayUs?: number;
   readonly startUs: number;
   readonly endUs?: number;
 }
@@ -400,6 +401,10 @@ function compileFault(f: FaultSpec, at: number, path: (string | number)[], c: Fa
         ...end(f.for),
       });
       return `runtime/${f.node} fails ${f.call} (${f.code ?? 'Unknown'}) for ${secs(f.for)}`;
+    }
+    case 'runtimeDelay': {
+      c.runtimeFaults.get(f.node)!.push({ call: f.call, delayUs: f.delay, startUs: at, ...end(f.for) });
+      return `runtime/${f.node} answers ${f.call} ${f.delay / US_PER_SECOND}s late for ${secs(f.for)}`;
     }
     case 'slowUnmount': {
       const cfg = c.kubeletCfg.get(f.node)!;

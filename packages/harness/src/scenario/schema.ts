@@ -159,6 +159,14 @@ export const zFaultSchemas = {
     message: z.string().optional(),
     for: zDuration.optional(),
   }),
+  runtimeDelay: z.strictObject({
+    kind: z.literal('runtimeDelay'),
+    node: zName,
+    call: zCriCall,
+    /** Extra time before the runtime answers (a slow registry for PullImage, a hanging CNI teardown for StopPodSandbox). */
+    delay: zDuration,
+    for: zDuration.optional(),
+  }),
   slowUnmount: z.strictObject({
     kind: z.literal('slowUnmount'),
     node: zName,
