@@ -26,8 +26,6 @@ import { StatusManager } from './status/statusManager.js';
 import { parseQuantity } from './util.js';
 import { VolumeManager } from './volumemanager/volumeManager.js';
 
-const podKey = (p: Pod) => `${p.metadata.namespace ?? ''}/${p.metadata.name ?? ''}`;
-
 export class Kubelet implements PodSyncer {
   readonly client: ApiClient;
   readonly recorder: EventRecorder;
@@ -544,11 +542,6 @@ export class Kubelet implements PodSyncer {
         }
       });
     });
-  }
-
-  /** For reports and tests: a pod's key. */
-  static key(p: Pod): string {
-    return podKey(p);
   }
 }
 

@@ -92,9 +92,6 @@ export interface PodSyncStatus {
   statusPostTerminating: ((s: PodStatus) => PodStatus)[];
   /** managePodLoop's `lastSyncTime` (the goroutine's local; -1 = zero time). */
   lastSyncTime: number;
-  /** A goroutine exists (`podUpdates[uid]`). */
-  hasLoop: boolean;
-  isRuntimePod: boolean;
 }
 
 /**
@@ -211,8 +208,6 @@ export class PodWorkers {
         notifyPostTerminating: [],
         statusPostTerminating: [],
         lastSyncTime: -1,
-        hasLoop: false,
-        isRuntimePod: false,
       };
       this.podSyncStatuses.set(uid, status);
     }
@@ -265,10 +260,6 @@ export class PodWorkers {
     }
     let work: PodWork = { workType, options: opts };
 
-    if (!status.hasLoop) {
-      status.hasLoop = true;
-      status.isRuntimePod = isRuntimePod;
-    }
     if (!status.working) {
       status.working = true;
       this.deliver(uid, work);
@@ -377,7 +368,6 @@ export class PodWorkers {
       s.terminatedAt = this.env.now();
       s.finished = true;
       s.working = false;
-      s.hasLoop = false;
     }
     this.lastUndeliveredWorkUpdate.delete(uid);
   }
@@ -389,7 +379,6 @@ export class PodWorkers {
     if (s) {
       s.finished = true;
       s.working = false;
-      s.hasLoop = false;
     }
   }
 

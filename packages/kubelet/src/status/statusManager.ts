@@ -26,7 +26,7 @@ export interface StatusManagerDeps {
   getPodByUID(uid: string): Pod | undefined;
   /** `podDeletionSafety.PodResourcesAreReclaimed(pod, status)`. */
   podResourcesAreReclaimed(pod: Pod, status: PodStatus): boolean;
-  /** `podDeletionSafety.PodCouldHaveRunningContainers` (unused by 1.22's merge; kept for traces). */
+  /** The batch `syncPeriod` (10 s), µs. */
   readonly syncPeriodUs: number;
 }
 
