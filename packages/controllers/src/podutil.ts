@@ -49,7 +49,7 @@ export function isPodAvailable(p: Pod, minReadySeconds: number, now: VirtualTime
 }
 
 /** `podReadyTime`: lastTransitionTime of a True Ready condition (virtual µs), else undefined. */
-export function podReadyTime(p: Pod, clock: Clock): VirtualTime | undefined {
+export function podReadyTime(p: Pod, clock: Pick<Clock, 'parse'>): VirtualTime | undefined {
   const c = getPodReadyCondition(p);
   if (!c || c.status !== 'True' || !c.lastTransitionTime) return undefined;
   return clock.parse(c.lastTransitionTime);

@@ -8,6 +8,9 @@
  * restarts, newer (log2 buckets; UID breaks ties).
  */
 import type { Clock, Pod, VirtualTime } from '@podsim/api';
+
+/** What the ranking needs of a Clock: RFC 3339 → virtual µs. */
+export type TimeParser = Pick<Clock, 'parse'>;
 import { isPodActive, isPodReady, maxContainerRestarts, podReadyTime } from '../podutil.js';
 
 /** `controller.kubernetes.io/pod-deletion-cost`. */
@@ -53,7 +56,7 @@ export interface RankedPod {
 }
 
 /** `ActivePodsWithRanks.Less(i, j)`; `now` is virtual µs. */
-export function lessActivePodsWithRanks(a: RankedPod, b: RankedPod, now: VirtualTime, clock: Clock): boolean {
+export function lessActivePodsWithRanks(a: RankedPod, b: RankedPod, now: VirtualTime, clock: TimeParser): boolean {
   const pa = a.pod;
   const pb = b.pod;
   const na = pa.spec.nodeName ?? '';
@@ -104,11 +107,20 @@ export function rankPods(podsToRank: readonly Pod[], relatedPods: Iterable<Pod>)
 
 /**
  * `getPodsToDelete(filteredPods, relatedPods, diff)`: the first `diff` pods by the ranking
- * (no sort when all are deleted).
+ * (no sort when all are deleted). Timestamps are parsed once per pod, not per comparison.
  */
-export function getPodsToDelete(filteredPods: readonly Pod[], relatedPods: Iterable<Pod>, diff: number, now: VirtualTime, clock: Clock): Pod[] {
+export function getPodsToDelete(filteredPods: readonly Pod[], relatedPods: Iterable<Pod>, diff: number, now: VirtualTime, clock: TimeParser): Pod[] {
   if (diff >= filteredPods.length) return filteredPods.slice(0, diff);
+  const cache = new Map<string, VirtualTime | undefined>();
+  const memo: TimeParser = {
+    parse: (text: string) => {
+      if (cache.has(text)) return cache.get(text);
+      const v = clock.parse(text);
+      cache.set(text, v);
+      return v;
+    },
+  };
   const ranked = rankPods(filteredPods, relatedPods);
-  ranked.sort((a, b) => (lessActivePodsWithRanks(a, b, now, clock) ? -1 : lessActivePodsWithRanks(b, a, now, clock) ? 1 : 0));
+  ranked.sort((a, b) => (lessActivePodsWithRanks(a, b, now, memo) ? -1 : lessActivePodsWithRanks(b, a, now, memo) ? 1 : 0));
   return ranked.slice(0, diff).map((r) => r.pod);
 }

@@ -159,6 +159,12 @@ export class SchedulerCache {
     return this.podStates.get(uid)?.assumed ?? false;
   }
 
+  /** True if the pod is already counted, confirmed, on `nodeName` (requests are immutable). */
+  isBoundTo(uid: string, nodeName: string): boolean {
+    const s = this.podStates.get(uid);
+    return s !== undefined && !s.assumed && s.nodeName === nodeName;
+  }
+
   /** `AddPod` / `UpdatePod` for a pod observed bound to `nodeName` (confirms an assumed pod). */
   observeBoundPod(uid: string, nodeName: string, r: PodResources): void {
     const s = this.podStates.get(uid);

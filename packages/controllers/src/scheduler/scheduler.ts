@@ -111,7 +111,7 @@ export class Scheduler {
       this.queue.delete(uid);
       if (isTerminal(p)) {
         if (this.cache.removePod(uid)) this.moveAll();
-      } else this.cache.observeBoundPod(uid, p.spec.nodeName, podResources(p));
+      } else if (!this.cache.isBoundTo(uid, p.spec.nodeName)) this.cache.observeBoundPod(uid, p.spec.nodeName, podResources(p));
       return;
     }
     if (!this.responsible(p) || isTerminal(p)) return;

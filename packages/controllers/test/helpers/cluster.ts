@@ -11,7 +11,7 @@
  */
 import type { Actor, ActorContext, ApiRequest, ApiResult, ApiWatchEvent, Deployment, Fault, KubeObject, Node, Pod, PodTemplateSpec, ReplicaSet, Table, TraceRecord } from '@podsim/api';
 import { Clock, DEFAULT_EPOCH_UNIX_SECONDS } from '@podsim/api';
-import { LocalSimulation, type LocalActorDef } from '@podsim/sim';
+import { LocalSimulation, type LocalActorDef, type TraceFilter } from '@podsim/sim';
 import { createActor as createApiserver } from '@podsim/apiserver/actor/apiserverActor';
 import { createActor as createKcm, type KubeControllerManagerConfig } from '../../src/actor/kubeControllerManagerActor.js';
 import { createActor as createScheduler, type KubeSchedulerConfig } from '../../src/actor/kubeSchedulerActor.js';
@@ -40,15 +40,20 @@ export interface ClusterOptions {
   readonly scheduler?: KubeSchedulerConfig | false;
   readonly kubelet?: FakeKubeletConfig | false;
   readonly faults?: readonly Fault[];
+  /** Trace kinds to collect (default all). */
+  readonly traceFilter?: TraceFilter;
+  /** The test client's watches (default true; benchmarks turn them off). */
+  readonly watches?: boolean;
 }
 
 const clock = new Clock(DEFAULT_EPOCH_UNIX_SECONDS);
 
-function testClient(steps: readonly Step[]): () => Actor {
+function testClient(steps: readonly Step[], watches = true): () => Actor {
   const pods = new Map<string, Pod>();
   return () => ({
     start(ctx: ActorContext) {
-      for (const [watchId, resource, asTable] of [
+      if (watches)
+        for (const [watchId, resource, asTable] of [
         ['test-pods', 'pods', false],
         ['test-pods-table', 'pods', true],
         ['test-rs', 'replicasets', false],
@@ -187,12 +192,12 @@ export function runCluster(o: ClusterOptions): ClusterRun {
   // Stored objects are deep-frozen: a controller that mutated an informer object would throw.
   const actors: LocalActorDef[] = [
     { id: 'apiserver', factory: createApiserver, config: { freezeObjects: true } },
-    { id: 'test-client', factory: testClient(o.steps) },
+    { id: 'test-client', factory: testClient(o.steps, o.watches) },
   ];
   if (o.kcm !== false) actors.push({ id: 'kube-controller-manager', factory: createKcm, config: o.kcm ?? {} });
   if (o.scheduler !== false) actors.push({ id: 'kube-scheduler', factory: createScheduler, config: o.scheduler ?? {} });
   if (o.kubelet) actors.push({ id: 'fake-kubelet', factory: fakeKubelet(o.kubelet) });
-  const sim = new LocalSimulation({ seed: o.seed ?? 1, actors, faults: o.faults });
+  const sim = new LocalSimulation({ seed: o.seed ?? 1, actors, faults: o.faults, traceFilter: o.traceFilter });
   sim.runUntil(o.untilUs);
   const traces = sim.traces();
   const all = (kind: string, pred?: (r: TraceRecord) => boolean) => traces.filter((r) => r.kind === kind && (!pred || pred(r)));
