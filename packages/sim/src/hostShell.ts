@@ -222,12 +222,19 @@ export class HostShell implements HostControl {
       if (p === this.h) continue;
       const expected = this.board.sent(p, this.h);
       let spins = 0;
+      let since = 0;
       while (this.recv[p] < expected) {
         const m = receiveMessageOnPort(this.peers[p]!);
         if (m === undefined) {
           // The batch is posted before the count is raised, so this should not happen; stay
           // bounded anyway.
-          if (++spins % 1024 === 0 && this.board.aborted) return false;
+          if (++spins % 1024 === 0) {
+            if (this.board.aborted) return false;
+            since ||= performance.now();
+            if (performance.now() - since > this.cfg.hostTimeoutMs) {
+              throw new Error(`batch ${this.recv[p] + 1} from host ${p} was announced but never arrived`);
+            }
+          }
           continue;
         }
         this.core.deliverRemote(decodeBatch(m.message as Uint8Array));

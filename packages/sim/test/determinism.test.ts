@@ -110,3 +110,18 @@ test('pausing at arbitrary times does not change the run', async (t) => {
     await sim.close();
   }
 });
+
+// Regression: with the bound min_{p≠h}(E_p + L(p→h)) (no round trip back to h), host 1 ran past
+// t = 877 µs while its own message to the apiserver was still being answered; the reply then
+// arrived in its past and the trace diverged from LocalSimulation (this exact input).
+test('regression: seed 5, shards:2 — a reply to a host’s own message never arrives in its past', async (t) => {
+  const ids = ['apiserver', 'kubelet/node-1', 'kubelet/node-2', 'runtime/node-1', 'runtime/node-2'];
+  const cfg: RunConfig = {
+    seed: 5,
+    actors: ids.map((id) => spec(id, 'createActor', { peers: ids.filter((x) => x !== id), ticks: 30, gapUs: 2000, fanout: 3 } satisfies ChatterConfig)),
+  };
+  const local = runLocal(cfg);
+  const threaded = await runThreaded(cfg, 'shards:2');
+  t.is(threaded.digest, local.digest);
+  t.deepEqual(threaded.traces, local.traces);
+});
