@@ -8,7 +8,7 @@ import { US_PER_SECOND, type RunFailure } from '@podsim/api';
 import { TraceModel } from './checkers/model.js';
 import { INVARIANTS, checkInvariants, type Violation } from './checkers/invariants.js';
 import { evaluateExpectations, type ExpectationResult } from './expect/evaluate.js';
-import { runPlan, type EngineOptions } from './engine.js';
+import { runPlan, type EngineOptions, type EngineResult } from './engine.js';
 import { compileScenario, type PlanOptions, type RunPlan } from './scenario/compile.js';
 import { loadScenario } from './scenario/load.js';
 import { formatIssue } from './scenario/source.js';
@@ -72,7 +72,11 @@ export async function runScenarioFile(file: string, opts: RunOptions = {}): Prom
 
 /** Runs and judges a compiled plan. */
 export async function runCompiled(plan: RunPlan, opts: EngineOptions = {}): Promise<RunReport> {
-  const res = await runPlan(plan, opts);
+  return judge(plan, await runPlan(plan, opts)).report;
+}
+
+/** Judges a finished run: the report, and the trace model it was computed from. */
+export function judge(plan: RunPlan, res: EngineResult): { report: RunReport; model: TraceModel } {
   const model = new TraceModel(res.traces);
   const steps = stepResults(model);
   const expectations = evaluateExpectations(model, plan.expect, plan.stepIds);
@@ -96,7 +100,7 @@ export async function runCompiled(plan: RunPlan, opts: EngineOptions = {}): Prom
   for (const e of expectations) if (!e.ok) failures.push(`expectation ${e.kind} failed: expected ${e.expected}; ${e.actual}`);
   for (const v of violations) failures.push(`invariant ${v.invariant} violated at t=${v.t / US_PER_SECOND}s: ${v.message}`);
 
-  return {
+  const report: RunReport = {
     file: plan.file,
     name: plan.name,
     seed: plan.seed,
@@ -120,6 +124,7 @@ export async function runCompiled(plan: RunPlan, opts: EngineOptions = {}): Prom
     replay,
     warnings: plan.warnings.map(formatIssue),
   };
+  return { report, model };
 }
 
 /** Pairs the driver's `driver.step` begin/end records. */

@@ -149,8 +149,9 @@ export class Driver {
     if (this.next >= this.steps.length) {
       if (!this.done) {
         this.done = true;
-        const drain = this.config.drainUs ?? 0;
-        if (drain > 0) ctx.setTimer(drain, { t: 'stop' } satisfies TimerPayload);
+        // A trailing sleep still has to elapse (the cursor is ahead of now), then the drain.
+        const wait = Math.max(0, this.cursor - ctx.now) + (this.config.drainUs ?? 0);
+        if (wait > 0) ctx.setTimer(wait, { t: 'stop' } satisfies TimerPayload);
         else ctx.stopRun('timeline finished');
       }
       return;

@@ -1,0 +1,34 @@
+/** Shared helpers for scenario tests: run scenario text end to end and judge it. */
+import { compileScenario, type PlanOptions } from '../../src/scenario/compile.js';
+import { loadScenarioText } from '../../src/scenario/load.js';
+import { judge } from '../../src/run.js';
+import { runPlan, type EngineKind } from '../../src/engine.js';
+import type { TraceModel } from '../../src/checkers/model.js';
+import type { RunReport } from '../../src/run.js';
+
+export const S = 1_000_000;
+
+/** Runs a scenario given as text (engine `local` unless told otherwise). */
+export async function runText(name: string, text: string, opts: PlanOptions & { engine?: EngineKind } = {}): Promise<{ report: RunReport; model: TraceModel }> {
+  const plan = compileScenario(loadScenarioText(`${name}.yaml`, text), opts);
+  return judge(plan, await runPlan(plan, { engine: opts.engine ?? 'local' }));
+}
+
+/** The pod's API writes (by name), in order. */
+export function writesOf(model: TraceModel, name: string) {
+  return model.writes.filter((w) => w.resource === 'pods' && w.name === name);
+}
+
+/** Start / end time of the step with this id (driver.step records). */
+export function stepTimes(model: TraceModel, id: string): { start: number; end: number } {
+  const recs = model.driverSteps.filter((r) => (r.data as { id?: string }).id === id);
+  const start = recs.find((r) => (r.data as { ph: string }).ph === 'B');
+  const end = recs.find((r) => (r.data as { ph: string }).ph === 'E');
+  if (!start || !end) throw new Error(`step ${id} did not run`);
+  return { start: start.t, end: end.t };
+}
+
+/** A readable failure message for a report. */
+export function why(r: RunReport): string {
+  return r.failures.join('\n') + '\n' + r.watch.join('\n');
+}

@@ -1,0 +1,195 @@
+/**
+ * Every step kind end to end (apply, create, scale, wait in each condition, delete by selector
+ * and by name with kubectl's flag rewrites and --wait, watch start/stop, sleep), through the real
+ * apiserver, controllers, kubelets and runtimes. Fault steps are in faults.test.ts.
+ */
+import test from 'ava';
+import { S, runText, stepTimes, why, writesOf } from './helpers.js';
+
+const STEPS = `kind: Scenario
+cluster:
+  nodes: [{ name: node-1 }, { name: node-2 }]
+steps:
+  - apply: Deployment/web
+  - id: running
+    wait: { for: running, selector: app=web, count: 2, timeout: 2m }
+  - scale: { name: web, replicas: 3 }
+  - id: ready
+    wait: { for: ready, selector: app=web, count: 3, timeout: 2m }
+  - create: Pod/solo
+  - wait: { for: exists, name: solo }
+  - id: watch
+    watch: { action: start, selector: app=web }
+  - id: del-now
+    delete: { kind: pod, selector: app=web, now: true, wait: true, timeout: 1m }
+  - wait: { for: ready, selector: app=web, count: 3 }
+  - id: del-solo
+    delete: { name: solo, gracePeriod: 0 }
+  - id: terminating
+    wait: { for: terminating, name: solo }
+  - id: gone
+    wait: { for: gone, name: solo, timeout: 1m }
+  - sleep: 2s
+  - id: unwatch
+    watch: stop
+  - sleep: 5s
+  - delete: { kind: deployment, name: web }
+expect:
+  pods: [web1, web2, web3, solo]
+  timings:
+    - { pod: solo, event: TERM, since: del-solo, within: [0s, 1500ms] }
+    - { pod: solo, event: KILL, since: del-solo, within: [1s, 2500ms] }
+  exitCodes:
+    - { pod: solo, code: 137 }
+    - { pod: web1, code: 143 }
+  signals:
+    - { pod: solo, TERM: 1, KILL: 1 }
+    - { pod: web1, TERM: 1, KILL: 0 }
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: { name: web }
+spec:
+  replicas: 2
+  selector: { matchLabels: { app: web } }
+  template:
+    metadata: { labels: { app: web } }
+    spec:
+      containers:
+        - name: nginx
+          image: nginx:1.21
+          readinessProbe: { httpGet: { port: 80, path: / }, periodSeconds: 2 }
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: solo
+  annotations: { podsim.dev/on-sigterm: ignore }
+spec:
+  containers: [{ name: sh, image: busybox:1.34, command: [sh, -c, "sleep 3600"] }]
+`;
+
+test('apply, scale, wait, delete --now --wait, delete --grace-period=0, watch with a selector', async (t) => {
+  const { report, model } = await runText('steps', STEPS);
+  t.true(report.ok, why(report));
+  t.deepEqual(
+    report.steps.map((s) => [s.kind, s.ok]),
+    [
+      ['apply', true],
+      ['wait', true],
+      ['scale', true],
+      ['wait', true],
+      ['create', true],
+      ['wait', true],
+      ['watch', true],
+      ['delete', true],
+      ['wait', true],
+      ['delete', true],
+      ['wait', true],
+      ['wait', true],
+      ['sleep', true],
+      ['watch', true],
+      ['sleep', true],
+      ['delete', true],
+    ],
+  );
+
+  // scale: three web pods were running before the delete, and the ReplicaSet replaced all three.
+  const web = report.pods.filter((p) => p.name.startsWith('web-'));
+  t.is(web.length, 6);
+  const firstThree = web.slice(0, 3);
+  // `--now` is grace 1: every deleted pod carried deletionGracePeriodSeconds=1.
+  for (const p of firstThree) {
+    const w = writesOf(model, p.name).find((x) => x.deletionTimestamp !== undefined)!;
+    t.is(w.deletionGracePeriodSeconds, 1, p.name);
+  }
+  // `--wait`: the step ended only once all three were gone.
+  const delNow = stepTimes(model, 'del-now');
+  for (const p of firstThree) t.true(p.goneAt! <= delNow.end, `${p.name} gone at ${p.goneAt} after the delete returned at ${delNow.end}`);
+  t.true(delNow.end - delNow.start >= 1 * S, 'the delete waited for the kubelets');
+
+  // `--grace-period=0` without --force is sent as 1 (kubectl), so solo is Terminating, not gone at once.
+  const solo = writesOf(model, 'solo');
+  const first = solo.find((w) => w.deletionTimestamp !== undefined)!;
+  t.is(first.deletionGracePeriodSeconds, 1);
+  t.is(first.event, 'MODIFIED');
+  t.true(stepTimes(model, 'terminating').end >= first.t);
+  const gone = solo.find((w) => w.event === 'DELETED')!;
+  t.true(gone.t - first.t >= 1 * S, 'graceful: the object stays until the kubelet confirms');
+  t.true(stepTimes(model, 'gone').end >= gone.t);
+
+  // The watch printed only app=web pods, and only while it ran.
+  const rows = model.watchRows;
+  t.true(rows.length > 0);
+  t.false(report.watch.some((l) => l.startsWith('solo')), report.watch.join('\n'));
+  const w0 = stepTimes(model, 'watch').start;
+  const w1 = stepTimes(model, 'unwatch').end;
+  t.true(rows.every((r) => r.t >= w0 && r.t <= w1));
+  t.is(report.watch[0].replace(/\s+/g, ' '), 'NAME READY STATUS RESTARTS AGE');
+  // The `running` wait ended once both initial pods ran; `ready` once the third one was ready.
+  t.true(stepTimes(model, 'running').end < stepTimes(model, 'ready').end);
+});
+
+test('kubectl delete --force --grace-period=0: gone from the API at once, the container runs on for the full grace (C04)', async (t) => {
+  const { report, model } = await runText(
+    'force',
+    `kind: Scenario
+cluster: { nodes: [{ name: node-1 }] }
+steps:
+  - apply: all
+  - sleep: 10s
+  - id: force
+    delete: { name: stubborn, force: true, gracePeriod: 0 }
+  - sleep: 40s
+expect:
+  pods: [p]
+  timings:
+    - { pod: p, event: gone, since: force, within: [0s, 10ms] }
+    - { pod: p, event: KILL, since: force, within: [29s, 33s] }
+  exitCodes: [{ pod: p, code: 137 }]
+  signals: [{ pod: p, TERM: 1, KILL: 1 }]
+  invariants: clean
+---
+apiVersion: v1
+kind: Pod
+metadata: { name: stubborn, annotations: { podsim.dev/on-sigterm: ignore } }
+spec:
+  terminationGracePeriodSeconds: 30
+  containers: [{ name: app, image: busybox:1.34 }]
+`,
+  );
+  t.true(report.ok, why(report));
+  const w = writesOf(model, 'stubborn');
+  const del = w.filter((x) => x.deletionTimestamp !== undefined);
+  t.deepEqual(
+    del.map((x) => [x.event, x.deletionGracePeriodSeconds]),
+    [
+      ['MODIFIED', 0],
+      ['DELETED', 0],
+    ],
+  );
+  t.is(del[0].t, del[1].t, 'one request: MODIFIED then DELETED at the same instant');
+});
+
+test('a step that fails (wait timeout) fails the run with the replay command', async (t) => {
+  const { report } = await runText(
+    'timeout',
+    `kind: Scenario
+cluster: { nodes: [{ name: node-1 }] }
+steps:
+  - apply: all
+  - wait: { for: ready, name: never, timeout: 5s }
+---
+apiVersion: v1
+kind: Pod
+metadata: { name: never, annotations: { podsim.dev/not-ready: "0s-" } }
+spec:
+  containers: [{ name: app, image: nginx:1.21, readinessProbe: { httpGet: { port: 80 }, periodSeconds: 1 } }]
+`,
+    { seed: 7 },
+  );
+  t.false(report.ok);
+  t.regex(report.failures.join('\n'), /step #1 wait failed: timed out after 5s waiting for ready/);
+  t.is(report.replay, 'pnpm podsim run timeout.yaml --seed 7 --placement single');
+  t.true(report.virtualSeconds >= 5 && report.virtualSeconds < 6);
+});
