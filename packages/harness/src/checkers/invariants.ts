@@ -432,7 +432,7 @@ export const INVARIANTS: readonly Invariant[] = [
         const inc = m.incarnationAt(f.actor, f.t);
         const done = m
           .spansOf('kubelet.sync')
-          .some((s) => s.actor === f.actor && s.incarnation === inc && s.podUid === f.podUid && workRank(s.data.work) >= 1 && s.end !== undefined && s.end <= f.t && !s.endData?.error);
+          .some((s) => s.actor === f.actor && s.incarnation === inc && s.podUid === f.podUid && workRank(s.data.work) === 1 && s.end !== undefined && s.end <= f.t && !s.endData?.error);
         if (!done) out.push({ invariant: this.id, t: f.t, message: `${f.actor} sent the final DELETE for ${f.pod ?? f.podUid} before its pod worker finished terminating it` });
       }
       return out;

@@ -99,7 +99,8 @@ export function evaluateExpectations(m: TraceModel, expect: ExpectSpec | undefin
 
   if (expect.watch) {
     const want = expect.watch.rows.map((r) => r.trim().split(/\s+/).join(' '));
-    const got = rows.map((r) => `${aliasOfName.get(r.name) ?? r.name} ${r.ready} ${r.status}`);
+    const only = expect.watch.pod;
+    const got = rows.map((r) => `${aliasOfName.get(r.name) ?? r.name} ${r.ready} ${r.status}`).filter((g) => only === undefined || g.split(' ')[0] === only);
     const exact = (expect.watch.match ?? 'exact') === 'exact';
     let ok: boolean;
     let actual: string;
@@ -115,7 +116,7 @@ export function evaluateExpectations(m: TraceModel, expect: ExpectSpec | undefin
       ok = k === want.length;
       actual = ok ? 'all rows appeared in order' : `"${want[k]}" did not appear after "${want[k - 1] ?? '(start)'}"; printed: ${got.map((g) => `"${g}"`).join(', ')}`;
     }
-    results.push({ kind: 'watch', expected: `${exact ? 'exactly' : 'in order'}: ${want.map((w) => `"${w}"`).join(', ')}`, ok, actual });
+    results.push({ kind: 'watch', expected: `${only ? `${only}'s rows ` : ''}${exact ? 'exactly' : 'in order'}: ${want.map((w) => `"${w}"`).join(', ')}`, ok, actual });
   }
 
   const stepStart = (id: string | undefined): number | undefined => {

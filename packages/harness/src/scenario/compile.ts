@@ -451,7 +451,12 @@ function checkExpect(e: ExpectSpec, sc: LoadedScenario, stepIds: Record<string, 
   const known = (ref: string, path: (string | number)[]) => {
     if (!aliases.includes(ref)) issues.push(src.issue(path, `unknown pod ${JSON.stringify(ref)}: declare it in expect.pods (aliases bind in order of pod creation)${didYouMean(ref, aliases)}`));
   };
-  e.watch?.rows.forEach((r, i) => known(r.trim().split(/\s+/)[0], ['expect', 'watch', 'rows', i]));
+  if (e.watch?.pod !== undefined) known(e.watch.pod, ['expect', 'watch', 'pod']);
+  e.watch?.rows.forEach((r, i) => {
+    const who = r.trim().split(/\s+/)[0];
+    known(who, ['expect', 'watch', 'rows', i]);
+    if (e.watch?.pod !== undefined && who !== e.watch.pod) issues.push(src.issue(['expect', 'watch', 'rows', i], `row of ${who} in an expectation about ${e.watch.pod}'s rows only`));
+  });
   e.timings?.forEach((t, i) => {
     known(t.pod, ['expect', 'timings', i, 'pod']);
     if (t.since !== undefined && t.since !== 'start' && stepIds[t.since] === undefined) {

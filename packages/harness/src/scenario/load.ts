@@ -6,7 +6,7 @@
  * and field; all are collected before failing so a user fixes a file in one pass.
  */
 import { readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import type * as z from 'zod';
 import { parseBehaviorAnnotations, type KubeObject } from '@podsim/api';
 import {
@@ -97,7 +97,8 @@ export function loadScenarioText(file: string, text: string, readFile: (path: st
       issues.push(src.issue(['manifestFiles', i], `cannot read ${rel}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`));
       return;
     }
-    const r = parseYamlStream(rel, content);
+    // Name the file as the user would reach it from where they ran podsim (next to the scenario).
+    const r = parseYamlStream(join(dirname(file), rel), content);
     issues.push(...r.issues);
     for (const d of r.docs) raw.push({ value: d.toJS(), src: d, path: [] });
   });

@@ -213,6 +213,8 @@ export const zExpect = z.strictObject({
   watch: z
     .strictObject({
       match: z.enum(['exact', 'ordered']).optional(),
+      /** Compare only this pod's rows (its own (READY, STATUS) sequence). */
+      pod: zPodRef.optional(),
       rows: z.array(z.string().regex(/^\S+\s+\d+\/\d+\s+\S+$/, { message: 'expected "<pod> <READY> <STATUS>", e.g. "old 1/1 Running"' })).min(1),
     })
     .optional(),

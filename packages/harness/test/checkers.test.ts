@@ -1,0 +1,190 @@
+/**
+ * The invariant checkers against hand-written traces: a correct graceful deletion (spec §1) is
+ * clean, and each broken variant trips exactly the invariant it breaks.
+ */
+import test from 'ava';
+import type { TraceRecord } from '@podsim/api';
+import { TraceModel } from '../src/checkers/model.js';
+import { INVARIANT_IDS, checkInvariants } from '../src/checkers/invariants.js';
+import { evaluateExpectations } from '../src/expect/evaluate.js';
+
+const S = 1_000_000;
+const EPOCH = 1735689600; // 2025-01-01T00:00:00Z
+const ts = (sec: number) => new Date((EPOCH + sec) * 1000).toISOString().replace('.000Z', 'Z');
+
+type R = { t: number; actor: string; kind: string; data?: Record<string, unknown>; msg?: string };
+
+/** A correct run: pod p created, started, deleted with grace 30, exits on SIGTERM, kubelet deletes it. */
+function good(): R[] {
+  const pod = { resource: 'pods', namespace: 'default', name: 'p', uid: 'u1' };
+  const cont = { containerId: 'c1', podUid: 'u1', pod: 'p', namespace: 'default', container: 'app' };
+  const k = 'kubelet/node-1';
+  return [
+    { t: 0, actor: 'apiserver', kind: 'api.write', data: { ...pod, event: 'ADDED', rv: '10', phase: 'Pending' } },
+    { t: 1 * S, actor: 'apiserver', kind: 'api.write', data: { ...pod, event: 'MODIFIED', rv: '11', phase: 'Pending', nodeName: 'node-1' } },
+    { t: 1.5 * S, actor: k, kind: 'kubelet.sync', data: { podUid: 'u1', pod: 'default/p', work: 'SyncPodWork', ph: 'B', span: 1 } },
+    { t: 2 * S, actor: 'runtime/node-1', kind: 'cri.start', data: cont },
+    { t: 2.1 * S, actor: k, kind: 'kubelet.sync', data: { podUid: 'u1', pod: 'default/p', work: 'SyncPodWork', ph: 'E', span: 1 } },
+    { t: 3 * S, actor: 'apiserver', kind: 'api.write', data: { ...pod, event: 'MODIFIED', rv: '12', phase: 'Running', nodeName: 'node-1' } },
+    { t: 5 * S, actor: 'driver', kind: 'driver.watch', data: { watchId: 'w', event: 'ADDED', columns: ['NAME', 'READY', 'STATUS', 'RESTARTS', 'AGE'], cells: ['p', '1/1', 'Running', '0', '5s'], creationTimestamp: ts(0) } },
+    { t: 10 * S, actor: 'apiserver', kind: 'api.write', data: { ...pod, event: 'MODIFIED', rv: '20', phase: 'Running', nodeName: 'node-1', deletionTimestamp: ts(40), deletionGracePeriodSeconds: 30 } },
+    { t: 10 * S, actor: 'apiserver', kind: 'api.request', data: { verb: 'delete', resource: 'pods', namespace: 'default', name: 'p', code: 200, client: 'driver' } },
+    { t: 10 * S + 200, actor: 'driver', kind: 'driver.watch', data: { watchId: 'w', event: 'MODIFIED', cells: ['p', '1/1', 'Terminating', '0', '10s'], creationTimestamp: ts(0), deletionTimestamp: ts(40) } },
+    { t: 10.5 * S, actor: k, kind: 'kubelet.sync', data: { podUid: 'u1', pod: 'default/p', work: 'TerminatingPodWork', ph: 'B', span: 2 } },
+    { t: 10.5 * S, actor: k, kind: 'kubelet.killPod', data: { podUid: 'u1', pod: 'default/p', gracePeriod: 30, ph: 'B', span: 3 } },
+    { t: 10.5 * S, actor: k, kind: 'kubelet.killContainer', data: { podUid: 'u1', pod: 'default/p', containerId: 'c1', container: 'app', gracePeriod: 30, ph: 'B', span: 4 } },
+    { t: 10.6 * S, actor: 'runtime/node-1', kind: 'cri.signal', data: { ...cont, signal: 'SIGTERM' } },
+    { t: 12 * S, actor: 'runtime/node-1', kind: 'cri.exit', data: { ...cont, exitCode: 0, reason: 'Completed' } },
+    { t: 12 * S + 100, actor: k, kind: 'kubelet.killContainer', data: { podUid: 'u1', pod: 'default/p', containerId: 'c1', container: 'app', gracePeriod: 30, ph: 'E', span: 4 } },
+    { t: 12.1 * S, actor: k, kind: 'kubelet.killPod', data: { podUid: 'u1', pod: 'default/p', gracePeriod: 30, ph: 'E', span: 3 } },
+    { t: 12.1 * S, actor: k, kind: 'kubelet.sync', data: { podUid: 'u1', pod: 'default/p', work: 'TerminatingPodWork', ph: 'E', span: 2 } },
+    { t: 13 * S, actor: k, kind: 'kubelet.sync', data: { podUid: 'u1', pod: 'default/p', work: 'TerminatedPodWork', ph: 'B', span: 5 } },
+    { t: 13.5 * S, actor: k, kind: 'kubelet.sync', data: { podUid: 'u1', pod: 'default/p', work: 'TerminatedPodWork', ph: 'E', span: 5 } },
+    { t: 14 * S, actor: 'apiserver', kind: 'api.write', data: { ...pod, event: 'MODIFIED', rv: '40', phase: 'Running', nodeName: 'node-1', deletionTimestamp: ts(10), deletionGracePeriodSeconds: 0 } },
+    { t: 14 * S, actor: 'apiserver', kind: 'api.write', data: { ...pod, event: 'DELETED', rv: '41', phase: 'Running', nodeName: 'node-1', deletionTimestamp: ts(10), deletionGracePeriodSeconds: 0 } },
+    { t: 14 * S, actor: 'apiserver', kind: 'api.request', data: { verb: 'delete', resource: 'pods', namespace: 'default', name: 'p', code: 200, client: k, gracePeriodSeconds: 0 } },
+    { t: 14 * S + 200, actor: k, kind: 'kubelet.finalDelete', data: { podUid: 'u1', pod: 'default/p', namespace: 'default', code: 200 } },
+  ];
+}
+
+function violations(records: R[]): string[] {
+  const sorted = records
+    .map((r, i) => ({ ...r, i }))
+    .sort((a, b) => a.t - b.t || a.i - b.i)
+    .map((r, seq) => ({ t: r.t, actor: r.actor, seq, kind: r.kind, msg: r.msg ?? r.kind, data: r.data }) as TraceRecord);
+  return [...new Set(checkInvariants(new TraceModel(sorted), { epochUnixSeconds: EPOCH }).map((v) => v.invariant))].sort();
+}
+
+const at = (records: R[], pred: (r: R) => boolean) => records.findIndex(pred);
+
+test('a correct graceful deletion is clean', (t) => {
+  t.deepEqual(violations(good()), []);
+});
+
+const broken: Array<[string, (r: R[]) => void, string[]]> = [
+  [
+    'the kubelet deletes while the container still runs',
+    (r) => r.splice(at(r, (x) => x.kind === 'cri.exit'), 1),
+    ['final-delete-gated', 'no-removal-while-running'],
+  ],
+  [
+    'deletionGracePeriodSeconds grows',
+    (r) => r.splice(at(r, (x) => x.kind === 'api.write' && x.data?.rv === '40'), 0, { t: 11 * S, actor: 'apiserver', kind: 'api.write', data: { ...r[0].data, event: 'MODIFIED', rv: '30', nodeName: 'node-1', deletionTimestamp: ts(50), deletionGracePeriodSeconds: 40 } }),
+    ['grace-only-shrinks-apiserver'],
+  ],
+  [
+    'a shorter grace that does not move deletionTimestamp back',
+    (r) => r.splice(at(r, (x) => x.kind === 'api.write' && x.data?.rv === '40'), 0, { t: 11 * S, actor: 'apiserver', kind: 'api.write', data: { ...r[0].data, event: 'MODIFIED', rv: '30', nodeName: 'node-1', deletionTimestamp: ts(40), deletionGracePeriodSeconds: 5 } }),
+    ['grace-only-shrinks-apiserver'],
+  ],
+  [
+    'a second DELETE without grace writes the object',
+    (r) => {
+      r.push({ t: 11 * S, actor: 'apiserver', kind: 'api.request', data: { verb: 'delete', resource: 'pods', namespace: 'default', name: 'p', code: 200, client: 'driver' } });
+      r.push({ t: 11 * S, actor: 'apiserver', kind: 'api.write', data: { ...r[0].data, event: 'MODIFIED', rv: '30', nodeName: 'node-1', deletionTimestamp: ts(40), deletionGracePeriodSeconds: 30 } });
+    },
+    ['second-delete-idempotent'],
+  ],
+  [
+    'SIGKILL 0.4 s after SIGTERM with a 30 s timeout',
+    (r) => {
+      r.splice(at(r, (x) => x.kind === 'cri.exit'), 1, { t: 11 * S, actor: 'runtime/node-1', kind: 'cri.signal', data: { containerId: 'c1', podUid: 'u1', pod: 'p', container: 'app', signal: 'SIGKILL' } }, { t: 11 * S, actor: 'runtime/node-1', kind: 'cri.exit', data: { containerId: 'c1', podUid: 'u1', pod: 'p', container: 'app', exitCode: 137 } });
+    },
+    ['no-early-sigkill'],
+  ],
+  [
+    'exit 137 without a SIGKILL',
+    (r) => ((r[at(r, (x) => x.kind === 'cri.exit')].data as Record<string, unknown>).exitCode = 137),
+    ['exit-codes-follow-signal'],
+  ],
+  [
+    'a kill grace that grows within one kubelet incarnation',
+    (r) => r.push({ t: 12.5 * S, actor: 'kubelet/node-1', kind: 'kubelet.killPod', data: { podUid: 'u1', pod: 'default/p', gracePeriod: 45, ph: 'B', span: 9 } }),
+    ['grace-only-shrinks-kubelet'],
+  ],
+  [
+    'syncTerminatedPod overlapping syncTerminatingPod',
+    (r) => (r[at(r, (x) => x.kind === 'kubelet.sync' && x.data?.span === 5 && x.data.ph === 'B')].t = 12 * S),
+    ['one-sync-at-a-time'],
+  ],
+  [
+    'syncPod after syncTerminatingPod',
+    (r) => {
+      r.push({ t: 12.5 * S, actor: 'kubelet/node-1', kind: 'kubelet.sync', data: { podUid: 'u1', pod: 'default/p', work: 'SyncPodWork', ph: 'B', span: 7 } });
+      r.push({ t: 12.6 * S, actor: 'kubelet/node-1', kind: 'kubelet.sync', data: { podUid: 'u1', pod: 'default/p', work: 'SyncPodWork', ph: 'E', span: 7 } });
+    },
+    ['one-sync-at-a-time'],
+  ],
+  [
+    'a container started after termination began',
+    (r) => r.push({ t: 11 * S, actor: 'runtime/node-1', kind: 'cri.start', data: { containerId: 'c2', podUid: 'u1', pod: 'p', container: 'side' } }, { t: 11.5 * S, actor: 'runtime/node-1', kind: 'cri.exit', data: { containerId: 'c2', podUid: 'u1', pod: 'p', container: 'side', exitCode: 0 } }),
+    ['no-starts-once-terminating'],
+  ],
+  [
+    'DELETED without a MODIFIED that set deletionTimestamp',
+    (r) => {
+      r.splice(at(r, (x) => x.kind === 'api.write' && x.data?.rv === '20'), 1);
+      r.splice(at(r, (x) => x.kind === 'api.write' && x.data?.rv === '40'), 1);
+    },
+    ['deletion-via-modified'],
+  ],
+  [
+    'a resourceVersion that goes backwards',
+    (r) => ((r[at(r, (x) => x.kind === 'api.write' && x.data?.rv === '41')].data as Record<string, unknown>).rv = '9'),
+    ['monotonic-resource-versions'],
+  ],
+  [
+    'a row printed Terminating without a deletionTimestamp, and an AGE not from creationTimestamp',
+    (r) => {
+      const row = r[at(r, (x) => x.kind === 'driver.watch' && x.data?.event === 'ADDED')].data as Record<string, unknown>;
+      row.cells = ['p', '1/1', 'Terminating', '0', '2s'];
+      row.deletionTimestamp = undefined;
+    },
+    ['printing-terminating'],
+  ],
+  [
+    'a DELETE removes a pod that has finalizers',
+    (r) => ((r[at(r, (x) => x.kind === 'api.write' && x.data?.rv === '40')].data as Record<string, unknown>).finalizers = ['example.com/keep']),
+    ['finalizers-block-removal'],
+  ],
+  [
+    'the final DELETE before syncTerminatingPod finished',
+    (r) => (r[at(r, (x) => x.kind === 'kubelet.sync' && x.data?.span === 2 && x.data.ph === 'E')].data = { podUid: 'u1', pod: 'default/p', work: 'TerminatingPodWork', ph: 'E', span: 2, error: 'killPod failed' }),
+    ['final-delete-after-terminated'],
+  ],
+];
+
+for (const [title, mutate, want] of broken) {
+  test(`detects: ${title}`, (t) => {
+    const r = structuredClone(good());
+    mutate(r);
+    t.deepEqual(violations(r), want);
+  });
+}
+
+test('every checker is exercised by a broken trace above', (t) => {
+  const covered = new Set(broken.flatMap(([, , w]) => w));
+  t.deepEqual(INVARIANT_IDS.filter((id) => !covered.has(id)), ['prestop-before-sigterm']);
+});
+
+test('a SIGTERM while the preStop hook is still being waited for is a violation', (t) => {
+  const r = good();
+  const i = at(r, (x) => x.kind === 'cri.signal');
+  r.splice(i, 0, { t: 10.5 * S, actor: 'kubelet/node-1', kind: 'kubelet.preStop', data: { podUid: 'u1', container: 'app', ph: 'B', span: 8 } });
+  r.push({ t: 11 * S, actor: 'kubelet/node-1', kind: 'kubelet.preStop', data: { podUid: 'u1', container: 'app', ph: 'E', span: 8 } });
+  t.deepEqual(violations(r), ['prestop-before-sigterm']);
+  r[r.length - 1].t = 10.55 * S;
+  t.deepEqual(violations(r), []);
+});
+
+test('watch expectations compare (alias, READY, STATUS) rows exactly, or per pod', (t) => {
+  const records = good().map((r, seq) => ({ ...r, seq, msg: r.kind }) as TraceRecord);
+  const m = new TraceModel(records);
+  const [ok] = evaluateExpectations(m, { pods: ['old'], watch: { rows: ['old 1/1 Running', 'old 1/1 Terminating'] } }, {});
+  t.true(ok.ok, ok.actual);
+  const [bad] = evaluateExpectations(m, { pods: ['old'], watch: { rows: ['old 1/1 Running', 'old 0/1 Terminating'] } }, {});
+  t.false(bad.ok);
+  t.regex(bad.actual, /row 2: expected "old 0\/1 Terminating", got "old 1\/1 Terminating"/);
+  const [ordered] = evaluateExpectations(m, { pods: ['old'], watch: { match: 'ordered', pod: 'old', rows: ['old 1/1 Terminating'] } }, {});
+  t.true(ordered.ok, ordered.actual);
+});
