@@ -1,8 +1,11 @@
 /**
  * The raw transport measurement of bench/engineBench.ts: two of these threads exchange the
  * benchmark's envelopes in batches over one MessagePort, both directions at once, with the
- * engine's own batch codec (encodeBatch/decodeBatch) and at most `inFlight` unconsumed batches
- * per direction (counters in a SharedArrayBuffer). No windows, no actors: the ceiling.
+ * engine's own batch codec (encodeBatch/decodeBatch) and the engine's own way of waiting: batches
+ * are taken with receiveMessageOnPort, and a thread with nothing to do spins on a doorbell word in
+ * a SharedArrayBuffer, then sleeps in Atomics.wait (the peer rings after posting or consuming).
+ * Credit: at most `inFlight` unconsumed batches per direction. No windows, no actors: the
+ * ceiling the engine is compared against.
  */
 import { parentPort, receiveMessageOnPort, workerData, type MessagePort } from 'node:worker_threads';
 import type { WireEnvelope } from '@podsim/api/protocol/control';
@@ -12,44 +15,65 @@ import { makeGet } from './benchActors.js';
 interface RawJob {
   readonly side: 0 | 1;
   readonly port: MessagePort;
+  /** Int32 words: doorbell[2], sleeping[2], consumed[2]. */
   readonly sab: SharedArrayBuffer;
   readonly messages: number;
   readonly batch: number;
   readonly inFlight: number;
+  readonly spin: number;
 }
 
 const job = workerData as RawJob;
-const counters = new Int32Array(job.sab);
-// counters[0]: ready count; counters[1 + side]: batches consumed by `side`.
-Atomics.add(counters, 0, 1);
-while (Atomics.load(counters, 0) < 2);
+const w = new Int32Array(job.sab);
+const me = job.side;
+const other = 1 - me;
+const DOOR = 0;
+const SLEEP = 2;
+const CONSUMED = 4;
 
-let sent = 0;
-let received = 0;
-let sentBatches = 0;
-let check = 0;
-const other = 1 - job.side;
-const drain = () => {
-  for (;;) {
-    const m = receiveMessageOnPort(job.port);
-    if (!m) return;
-    const envs = decodeBatch(m.message as Uint8Array);
-    for (const e of envs) check += (e.b as unknown as { resourceVersion: number }).resourceVersion & 1;
-    received += envs.length;
-    Atomics.add(counters, 1 + job.side, 1);
-  }
-};
-const t0 = performance.now();
-while (sent < job.messages || received < job.messages) {
-  if (sent < job.messages && sentBatches - Atomics.load(counters, 1 + other) < job.inFlight) {
-    const envs: WireEnvelope[] = [];
-    for (let i = 0; i < job.batch && sent < job.messages; i++, sent++) {
-      envs.push({ f: job.side, t: other, s: sent, a: sent + 100, q: sent, b: makeGet(sent, 'w000'), r: sent, fi: 1 });
-    }
-    const bytes = encodeBatch(envs);
-    job.port.postMessage(bytes, [bytes.buffer as ArrayBuffer]);
-    sentBatches++;
-  }
-  drain();
+function ring(side: number): void {
+  Atomics.add(w, DOOR + side, 1);
+  if (Atomics.load(w, SLEEP + side)) Atomics.notify(w, DOOR + side);
 }
-parentPort!.postMessage({ ms: performance.now() - t0, check });
+
+parentPort!.once('message', () => {
+  let sent = 0;
+  let batches = 0;
+  let received = 0;
+  let check = 0;
+  const t0 = performance.now();
+  while (sent < job.messages || received < job.messages) {
+    const bell = Atomics.load(w, DOOR + me);
+    let progressed = false;
+    if (sent < job.messages && batches - Atomics.load(w, CONSUMED + other) < job.inFlight) {
+      const envs: WireEnvelope[] = [];
+      for (let i = 0; i < job.batch && sent < job.messages; i++, sent++) {
+        envs.push({ f: me, t: other, s: sent, a: sent + 100, q: sent, b: makeGet(sent, 'w000'), r: sent, fi: 1 });
+      }
+      const bytes = encodeBatch(envs);
+      job.port.postMessage(bytes, [bytes.buffer as ArrayBuffer]);
+      batches++;
+      ring(other);
+      progressed = true;
+    }
+    for (;;) {
+      const m = receiveMessageOnPort(job.port);
+      if (!m) break;
+      const envs = decodeBatch(m.message as Uint8Array);
+      for (const e of envs) check += (e.b as unknown as { resourceVersion: number }).resourceVersion & 1;
+      received += envs.length;
+      Atomics.add(w, CONSUMED + me, 1);
+      ring(other);
+      progressed = true;
+    }
+    if (progressed) continue;
+    let k = 0;
+    while (k < job.spin && Atomics.load(w, DOOR + me) === bell) k++;
+    if (k < job.spin) continue;
+    Atomics.store(w, SLEEP + me, 1);
+    Atomics.wait(w, DOOR + me, bell, 5);
+    Atomics.store(w, SLEEP + me, 0);
+  }
+  parentPort!.postMessage({ ms: performance.now() - t0, check });
+});
+parentPort!.postMessage('ready');

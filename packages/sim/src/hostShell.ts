@@ -21,8 +21,8 @@ import { decodeBatch, encodeBatch } from './batch.js';
 const BEAT_EVERY = 4096;
 /** Atomics.wait slice while waiting for peers, wall ms. */
 const WAIT_SLICE_MS = 20;
-/** Default spin before sleeping at the barrier (loads of one shared word). */
-export const DEFAULT_SPIN = 2000;
+/** Spin before sleeping for the next window when the main thread gives none (loads of one word). */
+export const DEFAULT_SPIN = 200;
 
 /** Loads `spec.module` and returns its factory export. */
 export async function loadFactory(module: string, exportName = 'createActor'): Promise<ActorFactory> {

@@ -10,6 +10,7 @@
  * windows; what is sent to them is handed over at the next pause, and what they send enters the
  * run at the paused time (delivery ≥ now + link latency, so no host can have passed it).
  */
+import { availableParallelism } from 'node:os';
 import { MessageChannel, Worker, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
 import * as Comlink from 'comlink';
 import {
@@ -62,7 +63,11 @@ export interface SimulationOptions {
   readonly mailboxes?: readonly ActorId[];
   /** Trace records per chunk shipped from a host (default 4096). */
   readonly traceChunk?: number;
-  /** Barrier spin before Atomics.wait (tuning; default in hostShell.ts). */
+  /**
+   * Loads of its `go` word a waiting host spins before Atomics.wait. Default: 3000 when every
+   * host thread has a core of its own, else 200 (spinners would steal the core the next host
+   * needs).
+   */
   readonly spin?: number;
 }
 
@@ -226,7 +231,7 @@ export class Simulation {
         toMain: main.port2,
         traceChunk: options.traceChunk ?? 4096,
         hostTimeoutMs,
-        spin: options.spin,
+        spin: options.spin ?? (hostCount <= availableParallelism() ? 3_000 : 200),
       };
       const ports = [...peers[h].filter((p): p is MessagePort => p !== undefined), main.port2];
       inits.push(host.api.init(Comlink.transfer(init, ports as unknown as Parameters<typeof Comlink.transfer>[1])));

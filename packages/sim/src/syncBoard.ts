@@ -14,7 +14,8 @@
  * pause.
  *
  * Layout (H hosts). Int32 words: ABORT, ARRIVED, EXPECTED, FAILED+1, ROUND, CMD, 2 spare,
- * heartbeat[H], go[H], active[H], sent[H×H] (cumulative batches p → d at p·H + d). Float64
+ * heartbeat[H], go[H], active[H], sleeping[H], sent[H×H] (cumulative batches p → d at
+ * p·H + d). Float64
  * words (8-aligned, after the int32 area): Q[H], S[H], V[H], B[H], M[H×H] (p·H + d), then the
  * stop time and the earliest pending event at the last pause.
  */
@@ -43,6 +44,7 @@ export class SyncBoard {
   private readonly iHb: number;
   private readonly iGo: number;
   private readonly iAct: number;
+  private readonly iSleep: number;
   private readonly iSent: number;
   private readonly fQ = 0;
   private readonly fS: number;
@@ -60,7 +62,7 @@ export class SyncBoard {
   }
 
   private static intBytes(n: number): number {
-    return Math.ceil((4 * (I_HEAD + 3 * n + n * n)) / 8) * 8;
+    return Math.ceil((4 * (I_HEAD + 4 * n + n * n)) / 8) * 8;
   }
 
   constructor(
@@ -75,7 +77,8 @@ export class SyncBoard {
     this.iHb = I_HEAD;
     this.iGo = I_HEAD + n;
     this.iAct = I_HEAD + 2 * n;
-    this.iSent = I_HEAD + 3 * n;
+    this.iSleep = I_HEAD + 3 * n;
+    this.iSent = I_HEAD + 4 * n;
     this.fS = n;
     this.fV = 2 * n;
     this.fB = 3 * n;
@@ -164,15 +167,22 @@ export class SyncBoard {
     const i32 = this.i32;
     const at = this.iGo + h;
     for (let k = 0; k < spin; k++) if (Atomics.load(i32, at) !== seen) return 'go';
+    // Announce the sleep before the last look: a waker that bumps `go` either sees the flag and
+    // notifies, or bumped before our look (Atomics.wait then returns at once).
+    Atomics.store(i32, this.iSleep + h, 1);
     let waited = 0;
-    for (;;) {
-      if (Atomics.load(i32, I_ABORT)) return 'aborted';
-      if (Atomics.load(i32, at) !== seen) return 'go';
-      if (Atomics.wait(i32, at, seen, sliceMs) === 'timed-out') {
-        waited += sliceMs;
-        onSlice();
-        if (waited >= timeoutMs) return 'timeout';
+    try {
+      for (;;) {
+        if (Atomics.load(i32, I_ABORT)) return 'aborted';
+        if (Atomics.load(i32, at) !== seen) return 'go';
+        if (Atomics.wait(i32, at, seen, sliceMs) === 'timed-out') {
+          waited += sliceMs;
+          onSlice();
+          if (waited >= timeoutMs) return 'timeout';
+        }
       }
+    } finally {
+      Atomics.store(i32, this.iSleep + h, 0);
     }
   }
 
@@ -235,7 +245,8 @@ export class SyncBoard {
 
   private wake(h: number, notify: boolean): void {
     Atomics.add(this.i32, this.iGo + h, 1);
-    if (notify) Atomics.notify(this.i32, this.iGo + h);
+    // Atomics.notify is costly (a global lock in V8, a futex syscall): skip it for a spinner.
+    if (notify && Atomics.load(this.i32, this.iSleep + h)) Atomics.notify(this.i32, this.iGo + h);
   }
 
   // ---- liveness and abort --------------------------------------------------------------------
