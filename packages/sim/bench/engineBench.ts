@@ -130,6 +130,7 @@ console.log(
     engineMsgsPerSec: round(engineMsgsPerSec),
     ratio: Number((engineMsgsPerSec / rawMsgsPerSec).toFixed(3)),
     windowsPerSec: round(sparse.metrics.windows / sparse.wallSeconds),
+    sparseWindows: sparse.metrics.windows,
     digestSingle: dSingle.digest,
     digestPerActor: dPerActor.digest,
     digestShards2: dShards2.digest,

@@ -194,6 +194,12 @@ export class HostShell implements HostControl {
     this.shipTraces();
   }
 
+  stop(): void {
+    this.shipTraces();
+    for (const p of this.peers) p?.close();
+    this.toMain.close();
+  }
+
   // ---- internals ---------------------------------------------------------------------------
 
   /** Posts this round's batches, then writes Q, S and M on the board (before arriving). */

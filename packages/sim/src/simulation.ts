@@ -347,9 +347,20 @@ export class Simulation {
     });
   }
 
-  /** Terminates every host thread. Idempotent; traces stay readable. */
+  /** Stops and terminates every host thread. Idempotent; traces stay readable. */
   async close(): Promise<void> {
     if (this.closed) return;
+    if (!this.failure && !this.running && this.hosts.length > 0) {
+      // A healthy run: let each host ship its last traces and close its ports (bounded).
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.allSettled(this.hosts.map((h) => h.api.stop())),
+        new Promise((resolve) => {
+          timer = setTimeout(resolve, 1_000);
+        }),
+      ]);
+      clearTimeout(timer);
+    }
     this.closed = true;
     this.board.abort();
     this.drainTracePorts();

@@ -161,6 +161,8 @@ export interface HostControl {
   metrics(): HostMetrics;
   /** Ships every buffered trace record to the main port now. */
   flushTraces(): void;
+  /** Ends the host's part of the run: ships its traces and closes its data ports. */
+  stop(): void;
 }
 
 /** One chunk of trace records, posted by a host on its main port. */
