@@ -8,7 +8,6 @@
 import type { OwnerReference, Pod, PodCondition, PodTemplateSpec, VirtualTime } from '@podsim/api';
 import type { Clock } from '@podsim/api';
 import { US_PER_SECOND } from '@podsim/api';
-import { deepCopy } from './objects.js';
 
 /** `IsPodActive`: not Succeeded, not Failed, and no deletionTimestamp. */
 export function isPodActive(p: Pod): boolean {
@@ -71,8 +70,9 @@ export function maxContainerRestarts(p: Pod): number {
 /**
  * `GetPodFromTemplate(template, parent, controllerRef)`: labels, annotations and finalizers
  * from the template, `generateName: <parent>-` (the apiserver appends 5 characters), the
- * controller reference, and a copy of the template's spec. No status: the apiserver sets
- * phase Pending at create.
+ * controller reference, and the template's spec. No status: the apiserver sets phase Pending at
+ * create. Upstream deep-copies the spec; here it is shared, because informer objects and
+ * message bodies are never mutated (the apiserver decodes a private copy).
  */
 export function getPodFromTemplate(template: PodTemplateSpec, parentName: string, controllerRef: OwnerReference | undefined): Pod {
   const md = template.metadata ?? {};
@@ -86,7 +86,7 @@ export function getPodFromTemplate(template: PodTemplateSpec, parentName: string
       ...(md.finalizers ? { finalizers: [...md.finalizers] } : {}),
       ...(controllerRef ? { ownerReferences: [controllerRef] } : {}),
     },
-    spec: deepCopy(template.spec),
+    spec: template.spec,
   };
   return pod;
 }

@@ -142,3 +142,22 @@ test('scaling a Deployment through deployments/scale up and down', (t) => {
   const d = run.deployments().at(-1)!.object as Deployment;
   t.like(d.status, { replicas: 1, availableReplicas: 1, observedGeneration: 3 });
 });
+
+test('minReadySeconds: pods count as available only minReadySeconds after they became Ready', (t) => {
+  const run = runCluster({
+    steps: [createNode(0, mkNode('n1')), create(1 * S, 'deployments', mkDeployment('web', 3, { minReadySeconds: 10 }))],
+    kubelet: { nodes: ['n1'], startDelayUs: 1 * S },
+    untilUs: 30 * S,
+  });
+  const rsEvents = run.replicaSets();
+  const readyAt = rsEvents.find((e) => e.object.status?.readyReplicas === 3)!.t;
+  const availableAt = rsEvents.find((e) => e.object.status?.availableReplicas === 3)!.t;
+  t.true(readyAt >= 2 * S && readyAt < 3 * S, `ready at ${readyAt / S}s`);
+  // Ready's lastTransitionTime has whole seconds (t=2): available strictly after 2 + 10 s; the
+  // controller rechecks minReadySeconds + 1 s after the pod became Ready.
+  t.true(availableAt > 12 * S && availableAt <= 13.1 * S, `available at ${availableAt / S}s`);
+  const d = run.deployments().at(-1)!.object as Deployment;
+  t.like(d.status, { availableReplicas: 3, readyReplicas: 3 });
+  const before = run.deployments().filter((e) => e.t < 12 * S).at(-1)!.object as Deployment;
+  t.like(before.status, { readyReplicas: 3, availableReplicas: 0, unavailableReplicas: 3 });
+});

@@ -1,7 +1,7 @@
 /** `getPodsToDelete` / `ActivePodsWithRanks.Less` (controller_utils.go, v1.22) as a table. */
 import test from 'ava';
 import type { Pod } from '@podsim/api';
-import { Clock, DEFAULT_EPOCH_UNIX_SECONDS } from '@podsim/api';
+import { Clock, DEFAULT_EPOCH_UNIX_SECONDS, Prng } from '@podsim/api';
 import { getPodsToDelete, lessActivePodsWithRanks, podDeletionCost, rankPods } from '../src/replicaset/podsToDelete.js';
 
 const clock = new Clock(DEFAULT_EPOCH_UNIX_SECONDS);
@@ -95,4 +95,28 @@ test('getPodsToDelete ranks by related pods on the same node and takes the first
     getPodsToDelete(pods, related, 4, NOW, clock).map((p) => p.metadata.name),
     ['x1', 'x2', 'pending', 'x3'],
   );
+});
+
+test('getPodsToDelete selects exactly the prefix of a full stable sort (random pods)', (t) => {
+  const rng = new Prng('pods-to-delete');
+  const phases = ['Pending', 'Running', 'Unknown'] as const;
+  const pods = Array.from({ length: 400 }, (_, i) =>
+    pod({
+      name: `p${i}`,
+      node: rng.int(4) === 0 ? undefined : `n${rng.int(5)}`,
+      phase: phases[rng.int(3)],
+      readyAt: rng.int(3) === 0 ? undefined : NOW - rng.int(5000) * S,
+      created: NOW - rng.int(20000) * S,
+      restarts: rng.int(3),
+      cost: rng.int(10) === 0 ? String(rng.int(5)) : undefined,
+    }),
+  );
+  const ranked = rankPods(pods, pods);
+  const full = [...ranked].sort((a, b) => (lessActivePodsWithRanks(a, b, NOW, clock) ? -1 : lessActivePodsWithRanks(b, a, NOW, clock) ? 1 : 0)).map((r) => r.pod.metadata.name);
+  for (const diff of [1, 7, 50, 399]) {
+    t.deepEqual(
+      getPodsToDelete(pods, pods, diff, NOW, clock).map((p) => p.metadata.name),
+      full.slice(0, diff),
+    );
+  }
 });

@@ -49,7 +49,7 @@ const cases: [string, Node, number, Pod, string[]][] = [
 
 for (const [name, n, existing, pod, reasons] of cases) {
   test(`filter: ${name}`, (t) => {
-    t.deepEqual(filterNode(pod, podResources(pod), mkInfo(n, existing), true), reasons);
+    t.deepEqual(filterNode(pod, podResources(pod), mkInfo(n, existing)), reasons);
   });
 }
 

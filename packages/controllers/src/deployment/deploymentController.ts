@@ -14,7 +14,7 @@ import { all, isNotFound, isOk, syncErrorOf, type Sync, type SyncError } from '.
 import type { ControllerEnv } from '../env.js';
 import { CONTROLLER_UID_INDEX, controllerUidIndexFunc, type Informer, NAMESPACE_INDEX, namespaceIndexFunc, ORPHAN_NAMESPACE_INDEX, orphanNamespaceIndexFunc } from '../informer.js';
 import { labelSelectorAsSelector } from '../labels.js';
-import { deepCopy, getControllerOf, keyOf, mapsEqual, newControllerRef, objectKey } from '../objects.js';
+import { getControllerOf, keyOf, mapsEqual, newControllerRef, objectKey } from '../objects.js';
 import { Workers } from '../workqueue.js';
 import { withDeploymentDefaults } from './deploymentUtil.js';
 import { rolloutRecreate, type PodMap } from './recreate.js';
@@ -134,7 +134,13 @@ export class DeploymentController {
   *syncDeployment(key: string): Sync<SyncError | undefined> {
     const cached = this.dInformer.get(key);
     if (!cached) return undefined;
-    const d = withDeploymentDefaults(deepCopy(cached));
+    // The sync edits d's annotations and status (as upstream edits its DeepCopy); spec and
+    // template are shared read-only, so template comparisons hit their cache.
+    const d = withDeploymentDefaults({
+      ...cached,
+      metadata: { ...cached.metadata, ...(cached.metadata.annotations ? { annotations: { ...cached.metadata.annotations } } : {}) },
+      ...(cached.status ? { status: { ...cached.status } } : {}),
+    });
     const sel = labelSelectorAsSelector(d.spec.selector);
     if (typeof sel === 'string') return undefined;
     if (sel.empty) {

@@ -10,7 +10,7 @@ import type { Deployment, DeploymentCondition, DeploymentStatus, PodTemplateSpec
 import type { Clock } from '@podsim/api';
 import { KUBE_NAME_ALPHABET, US_PER_SECOND } from '@podsim/api';
 import { getScaledValueFromIntOrPercent } from '../intstr.js';
-import { canonicalJson, deepCopy, deepEqual } from '../objects.js';
+import { canonicalJson, deepCopy } from '../objects.js';
 
 export const REVISION_ANNOTATION = 'deployment.kubernetes.io/revision';
 export const REVISION_HISTORY_ANNOTATION = 'deployment.kubernetes.io/revision-history';
@@ -199,9 +199,29 @@ function normalizeTemplate(t: PodTemplateSpec): unknown {
   return c;
 }
 
+const normalizedJson = new WeakMap<PodTemplateSpec, string>();
+
+/**
+ * Canonical JSON of the normalised template, cached per template object (objects from the
+ * informers are immutable, so a template is normalised once, not on every sync).
+ */
+function templateKey(t: PodTemplateSpec): string {
+  let k = normalizedJson.get(t);
+  if (k === undefined) {
+    k = canonicalJson(normalizeTemplate(t));
+    normalizedJson.set(t, k);
+  }
+  return k;
+}
+
 /** `EqualIgnoreHash`: templates equal apart from the pod-template-hash label (semantically). */
 export function equalIgnoreHash(a: PodTemplateSpec, b: PodTemplateSpec): boolean {
-  return deepEqual(normalizeTemplate(a), normalizeTemplate(b));
+  return a === b || templateKey(a) === templateKey(b);
+}
+
+/** A copy of a ReplicaSet whose metadata, annotations and spec (not the template) may be edited. */
+export function copyForEdit(rs: ReplicaSet): ReplicaSet {
+  return { ...rs, metadata: { ...rs.metadata, annotations: { ...(rs.metadata.annotations ?? {}) } }, spec: { ...rs.spec } };
 }
 
 /** FNV-1a 32-bit over the UTF-8 bytes of `text` (`hash/fnv.New32a`). */
@@ -224,7 +244,7 @@ export function safeEncodeString(s: string): string {
 
 /** `controller.ComputeHash(template, collisionCount)`. */
 export function computeHash(template: PodTemplateSpec, collisionCount: number | undefined): string {
-  let text = canonicalJson(normalizeTemplate(template));
+  let text = templateKey(template);
   if (collisionCount !== undefined) text += `#${collisionCount}`;
   return safeEncodeString(String(fnv32a(text)));
 }

@@ -19,6 +19,7 @@ import {
   bySizeNewer,
   bySizeOlder,
   computeHash,
+  copyForEdit,
   DEPLOYMENT_AVAILABLE,
   DEPLOYMENT_PROGRESSING,
   dReplicas,
@@ -94,7 +95,7 @@ export function* getNewReplicaSet(
   const newRevision = maxRevision(oldRSs) + 1;
   const now = nowTimestamp(dc.env);
   if (existing) {
-    const rsCopy = deepCopy(existing);
+    const rsCopy = copyForEdit(existing);
     const annotationsUpdated = setNewReplicaSetAnnotations(d, rsCopy, newRevision, true);
     const minReadyNeedsUpdate = (rsCopy.spec.minReadySeconds ?? 0) !== (d.spec.minReadySeconds ?? 0);
     if (annotationsUpdated || minReadyNeedsUpdate) {
@@ -199,7 +200,7 @@ export function* scaleReplicaSet(dc: DeploymentController, rs: ReplicaSet, newSc
   const annotationsNeedUpdate = replicasAnnotationsNeedUpdate(rs, dReplicas(d), max);
   if (!sizeNeedsUpdate && !annotationsNeedUpdate) return { scaled: false, rs };
   const oldScale = rsReplicas(rs);
-  const rsCopy = deepCopy(rs);
+  const rsCopy = copyForEdit(rs);
   rsCopy.spec.replicas = newScale;
   setReplicasAnnotations(rsCopy, dReplicas(d), max);
   const res = yield* call({ type: 'ApiUpdate', resource: 'replicasets', namespace: rsCopy.metadata.namespace, name: rsCopy.metadata.name ?? '', object: rsCopy });

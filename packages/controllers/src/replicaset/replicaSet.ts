@@ -25,7 +25,7 @@ import {
   orphanNamespaceIndexFunc,
 } from '../informer.js';
 import { labelSelectorAsSelector, setMatches, type Selector } from '../labels.js';
-import { deepCopy, getControllerOf, keyOf, mapsEqual, newControllerRef, objectKey } from '../objects.js';
+import { getControllerOf, keyOf, mapsEqual, newControllerRef, objectKey } from '../objects.js';
 import { getPodFromTemplate, isPodActive, isPodAvailable, isPodReady } from '../podutil.js';
 import { Workers } from '../workqueue.js';
 import { OwnedActivePods } from './activePods.js';
@@ -403,7 +403,7 @@ export class ReplicaSetController {
         namespace: cur.metadata.namespace,
         name: cur.metadata.name ?? '',
         subresource: 'status',
-        object: { ...deepCopy(cur), status } as ReplicaSet,
+        object: { ...cur, status } as ReplicaSet,
       });
       if (isOk(res)) return { rs: objectOf<ReplicaSet>(res) };
       if (i >= STATUS_UPDATE_RETRIES) return { error: syncErrorOf(res, 'update replicaset status') };

@@ -1,17 +1,16 @@
 /**
  * The default plugins podsim runs (`pkg/scheduler/framework/plugins`, v1.22), in filter order:
  * NodeUnschedulable, TaintToleration (plus the `node.kubernetes.io/not-ready` /
- * `unreachable` NoSchedule taints that TaintNodesByCondition puts on a node that is not Ready),
+ * `unreachable` NoSchedule taints of a node that is not Ready, see taints.ts),
  * NodeAffinity (nodeSelector), NodeResourcesFit (pods, cpu, memory); the first failing plugin
  * gives the node's reasons. Score: NodeResourcesLeastAllocated over cpu and memory with the
  * non-zero request defaults (pods count when the node reports neither). `FitError.Error()`
  * builds "0/N nodes are available: <count reason>, …." with reasons sorted.
  */
-import type { Node, Pod, Taint, Toleration } from '@podsim/api';
+import type { Pod, Taint, Toleration } from '@podsim/api';
 import type { NodeInfo, PodResources } from './nodeInfo.js';
 
-export const TAINT_NODE_NOT_READY = 'node.kubernetes.io/not-ready';
-export const TAINT_NODE_UNREACHABLE = 'node.kubernetes.io/unreachable';
+export { effectiveTaints, nodeReadyStatus, TAINT_NODE_NOT_READY, TAINT_NODE_UNREACHABLE } from './taints.js';
 export const TAINT_NODE_UNSCHEDULABLE = 'node.kubernetes.io/unschedulable';
 export const ERR_REASON_UNSCHEDULABLE = 'node(s) were unschedulable';
 export const ERR_REASON_NODE_SELECTOR = "node(s) didn't match Pod's node affinity/selector";
@@ -29,32 +28,18 @@ function tolerated(tolerations: readonly Toleration[] | undefined, taint: Taint)
   return (tolerations ?? []).some((t) => toleratesTaint(t, taint));
 }
 
-/** The node's Ready condition status ('True' | 'False' | 'Unknown'), undefined when absent. */
-export function nodeReadyStatus(node: Node): string | undefined {
-  return node.status?.conditions?.find((c) => c.type === 'Ready')?.status;
-}
+const NO_REASONS: string[] = [];
 
-/** Node taints plus the NoSchedule taint the node lifecycle controller would add for readiness. */
-export function effectiveTaints(node: Node, requireReady: boolean): Taint[] {
-  const taints = [...(node.spec?.taints ?? [])];
-  if (requireReady) {
-    const ready = nodeReadyStatus(node);
-    if (ready !== 'True') {
-      const key = ready === 'False' ? TAINT_NODE_NOT_READY : TAINT_NODE_UNREACHABLE;
-      if (!taints.some((t) => t.key === key && t.effect === 'NoSchedule')) taints.push({ key, effect: 'NoSchedule' });
-    }
-  }
-  return taints;
-}
-
-/** Runs the filters on one node; returns [] when the pod fits, else the failing plugin's reasons. */
-export function filterNode(pod: Pod, r: PodResources, info: NodeInfo, requireReady: boolean): string[] {
+/**
+ * Runs the filters on one node; returns [] when the pod fits, else the failing plugin's reasons.
+ * The node's NoSchedule/NoExecute taints (readiness included) come precomputed in `info`.
+ */
+export function filterNode(pod: Pod, r: PodResources, info: NodeInfo): string[] {
   const node = info.node!;
   // NodeUnschedulable.
   if (node.spec?.unschedulable && !tolerated(pod.spec.tolerations, { key: TAINT_NODE_UNSCHEDULABLE, effect: 'NoSchedule' })) return [ERR_REASON_UNSCHEDULABLE];
   // TaintToleration (NoSchedule / NoExecute).
-  for (const taint of effectiveTaints(node, requireReady)) {
-    if (taint.effect !== 'NoSchedule' && taint.effect !== 'NoExecute') continue;
+  for (const taint of info.taints) {
     if (!tolerated(pod.spec.tolerations, taint)) return [`node(s) had taint {${taint.key}: ${taint.value ?? ''}}, that the pod didn't tolerate`];
   }
   // NodeAffinity (nodeSelector).
@@ -64,8 +49,12 @@ export function filterNode(pod: Pod, r: PodResources, info: NodeInfo, requireRea
     for (const [k, v] of Object.entries(sel)) if (labels[k] !== v) return [ERR_REASON_NODE_SELECTOR];
   }
   // NodeResourcesFit.
+  const tooMany = info.pods.size + 1 > info.allowedPods;
+  const cpu = r.cpu > 0 && info.allocCpu !== undefined && r.cpu > info.allocCpu - info.requestedCpu;
+  const mem = r.mem > 0 && info.allocMem !== undefined && r.mem > info.allocMem - info.requestedMem;
+  if (!tooMany && !cpu && !mem) return NO_REASONS;
   const reasons: string[] = [];
-  if (info.pods.size + 1 > info.allowedPods) reasons.push('Too many pods');
+  if (tooMany) reasons.push('Too many pods');
   if (r.cpu === 0 && r.mem === 0) return reasons;
   if (info.allocCpu !== undefined && r.cpu > info.allocCpu - info.requestedCpu) reasons.push('Insufficient cpu');
   if (info.allocMem !== undefined && r.mem > info.allocMem - info.requestedMem) reasons.push('Insufficient memory');

@@ -5,8 +5,9 @@
  * the requests of every pod bound or assumed on the node. A pod counts until its DELETED event
  * (or a terminal phase) — a Terminating pod still occupies its node. Keys are pod UIDs.
  */
-import type { Node, Pod } from '@podsim/api';
+import type { Node, Pod, Taint } from '@podsim/api';
 import { milliValue, value } from '../quantity.js';
+import { effectiveTaints } from './taints.js';
 
 /** Default max pods when the node does not report allocatable `pods` (kubelet `--max-pods`). */
 export const DEFAULT_MAX_PODS = 110;
@@ -53,6 +54,8 @@ export class NodeInfo {
   allocCpu: number | undefined;
   /** Allocatable memory in bytes; undefined when not reported (no limit). */
   allocMem: number | undefined;
+  /** NoSchedule/NoExecute taints, including the readiness taint (set with the node). */
+  taints: readonly Taint[] = [];
   readonly pods = new Map<string, PodResources>();
   requestedCpu = 0;
   requestedMem = 0;
@@ -61,8 +64,9 @@ export class NodeInfo {
 
   constructor(readonly name: string) {}
 
-  setNode(node: Node | undefined, defaultMaxPods: number): void {
+  setNode(node: Node | undefined, defaultMaxPods: number, requireReady = true): void {
     this.node = node;
+    this.taints = node ? effectiveTaints(node, requireReady).filter((t) => t.effect === 'NoSchedule' || t.effect === 'NoExecute') : [];
     const a = node?.status?.allocatable;
     this.allowedPods = value(a?.pods) ?? defaultMaxPods;
     this.allocCpu = milliValue(a?.cpu);
@@ -103,8 +107,12 @@ export class SchedulerCache {
   /** Names of nodes that have a Node object, in the order they were added. */
   private nodeList: string[] = [];
   private nodeListDirty = false;
+  private nodeInfos: NodeInfo[] | undefined;
 
-  constructor(private readonly defaultMaxPods: number) {}
+  constructor(
+    private readonly defaultMaxPods: number,
+    private readonly requireReady = true,
+  ) {}
 
   private info(name: string): NodeInfo {
     let i = this.infos.get(name);
@@ -117,8 +125,9 @@ export class SchedulerCache {
     const i = this.info(name);
     if (!i.node) {
       this.nodeList.push(name);
+      this.nodeInfos = undefined;
     }
-    i.setNode(node, this.defaultMaxPods);
+    i.setNode(node, this.defaultMaxPods, this.requireReady);
   }
 
   removeNode(name: string): void {
@@ -126,16 +135,18 @@ export class SchedulerCache {
     if (!i || !i.node) return;
     i.node = undefined;
     this.nodeListDirty = true;
+    this.nodeInfos = undefined;
     if (i.pods.size === 0) this.infos.delete(name);
   }
 
   /** Node infos that have a Node object, in a stable order. */
-  nodes(): NodeInfo[] {
+  nodes(): readonly NodeInfo[] {
     if (this.nodeListDirty) {
       this.nodeList = this.nodeList.filter((n) => this.infos.get(n)?.node !== undefined);
       this.nodeListDirty = false;
     }
-    return this.nodeList.map((n) => this.infos.get(n)!);
+    this.nodeInfos ??= this.nodeList.map((n) => this.infos.get(n)!);
+    return this.nodeInfos;
   }
 
   get(name: string): NodeInfo | undefined {

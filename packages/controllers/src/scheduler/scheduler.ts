@@ -67,7 +67,7 @@ export class Scheduler {
     this.percentage = opts.percentageOfNodesToScore ?? 0;
     this.requireReady = opts.requireNodeReady ?? true;
     this.bindLatency = opts.bindLatency ?? DEFAULT_BIND_LATENCY;
-    this.cache = new SchedulerCache(opts.defaultMaxPods ?? DEFAULT_MAX_PODS);
+    this.cache = new SchedulerCache(opts.defaultMaxPods ?? DEFAULT_MAX_PODS, this.requireReady);
     this.queue = new SchedulingQueue(opts);
     pods.addEventHandler({
       onAdd: (p) => this.onPod(undefined, p),
@@ -188,7 +188,7 @@ export class Scheduler {
     for (let i = 0; i < nodes.length && feasible.length < want; i++) {
       const ni = nodes[(this.nextStartNodeIndex + i) % nodes.length];
       processed++;
-      const rs = filterNode(pod, r, ni, this.requireReady);
+      const rs = filterNode(pod, r, ni);
       if (rs.length === 0) feasible.push(ni);
       else reasons.set(ni.name, rs);
     }
