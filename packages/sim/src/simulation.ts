@@ -280,13 +280,13 @@ export class Simulation {
 
   /** The run's traceDigest: combineDigests over every actor's running digest. */
   async digest(): Promise<string> {
-    this.usable('digest');
+    this.paused('digest');
     const per = await this.guard(Promise.all(this.hosts.map((h) => h.api.digests())), 'digests');
     return combineDigests([...per.flat(), ...this.mailboxCore.digests()]);
   }
 
   async metrics(): Promise<SimulationMetrics> {
-    this.usable('metrics');
+    this.paused('metrics');
     const hosts = await this.guard(Promise.all(this.hosts.map((h) => h.api.metrics())), 'metrics');
     const counters: Record<string, number> = {};
     for (const m of hosts) for (const [k, v] of Object.entries(m.counters)) counters[k] = (counters[k] ?? 0) + v;
@@ -304,7 +304,7 @@ export class Simulation {
 
   /** Adds a fault at the paused time (crash faults in the past take effect now). */
   async injectFault(f: Fault): Promise<void> {
-    this.usable('injectFault');
+    this.paused('injectFault');
     await this.guard(Promise.all(this.hosts.map((h) => h.api.addFault(f, this._now))), 'addFault');
     if (this._now > this.mailboxCore.now) this.mailboxCore.now = this._now;
     this.mailboxCore.addFault(f);
@@ -383,6 +383,12 @@ export class Simulation {
   private usable(what: string): void {
     if (this.failure) throw new SimulationError(this.failure);
     if (this.closed) throw new Error(`${what}: the simulation is closed`);
+  }
+
+  /** Control calls other than traces() would queue behind a running segment: refuse them. */
+  private paused(what: string): void {
+    this.usable(what);
+    if (this.running) throw new Error(`${what}: only while the simulation is paused (await runUntil first)`);
   }
 
   private async segment(targetUs: VirtualTime): Promise<RunResult> {

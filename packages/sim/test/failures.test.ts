@@ -83,7 +83,7 @@ test('a host thread that exits ends the run with HostDied', async (t) => {
 
 test('a host stuck in a handler ends the run with HostUnresponsive after hostTimeoutMs', async (t) => {
   t.timeout(15_000);
-  const sim = await Simulation.create(failing({ atUs: 2_500, how: 'spin' }, { hostTimeoutMs: 300 }));
+  const sim = await Simulation.create(failing({ atUs: 2_500, how: 'spin' }, { hostTimeoutMs: 1_000 }));
   try {
     const f = await failureOf(sim, () => sim.run());
     t.like(f, { kind: 'HostUnresponsive', actor: 'boom', seed: 99 });

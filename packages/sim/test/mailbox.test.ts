@@ -63,6 +63,7 @@ test('request from a mailbox resolves with the reply; sends are refused while ru
     const reply = sim.request('driver', 'e', { type: 'Hello' });
     const running = sim.runUntil(6_000);
     t.throws(() => sim.send('driver', 'e', { type: 'Hello' }), { message: /only allowed while the simulation is paused/ });
+    await t.throwsAsync(() => sim.digest(), { message: /only while the simulation is paused/ });
     await running;
     const r = await reply;
     t.is(r.body.type, 'Echo');
