@@ -133,7 +133,6 @@ export class HostShell implements HostControl {
           );
         }
         if (board.cmd !== CMD_RUN) {
-          seen = board.go(h);
           this.shipTraces();
           return this.result('paused');
         }
@@ -282,12 +281,14 @@ export class HostShell implements HostControl {
   private result(status: SegmentResult['status']): SegmentResult {
     const mailbox = this.mailboxOut;
     this.mailboxOut = [];
+    const stopAt = Math.min(this.core.stopAt, this.board.stopAt);
     return {
       status,
       failure: this.failure,
       nextEventUs: status === 'paused' ? this.board.nextEvent : NEVER,
-      stopAtUs: Math.min(this.core.stopAt, this.board.stopAt),
-      stopReason: this.core.stopReason,
+      stopAtUs: stopAt,
+      // Only the host whose own actor set the run's stop time reports a reason.
+      stopReason: this.core.stopAt === stopAt ? this.core.stopReason : undefined,
       lastEventUs: this.core.now,
       mailbox,
     };

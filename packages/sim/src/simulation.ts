@@ -418,10 +418,11 @@ export class Simulation {
         if (r.nextEventUs < nextEvent) nextEvent = r.nextEventUs;
         if (r.lastEventUs > last) last = r.lastEventUs;
       }
+      // The reason of the actor whose stopRun set the stop time; a tie between hosts (the same
+      // µs) takes the smallest reason, so the choice never depends on placement.
       for (const r of results) {
-        if (r.stopReason !== undefined && r.stopAtUs === stopAt) {
+        if (r.stopReason !== undefined && r.stopAtUs === stopAt && (stopReason === undefined || r.stopReason < stopReason)) {
           stopReason = r.stopReason;
-          break;
         }
       }
       this._stopAt = stopAt;

@@ -125,3 +125,32 @@ test('regression: seed 5, shards:2 — a reply to a host’s own message never a
   t.is(threaded.digest, local.digest);
   t.deepEqual(threaded.traces, local.traces);
 });
+
+test('two actors on different hosts stop the run within one horizon: the earlier call wins everywhere', async (t) => {
+  // Horizon 100 µs: late stops at 5000 µs, before the stop time 4950 + 100 set by early.
+  const cfg: RunConfig = {
+    ...workload(8),
+    actors: [
+      ...workload(8).actors,
+      spec('stop/late', 'createStopper', { atUs: 5_000, reason: 'late' }),
+      spec('stop/early', 'createStopper', { atUs: 4_950, reason: 'early' }),
+    ],
+    latency: { default: { minUs: 100, jitterUs: 30 } },
+  };
+  const local = runLocal(cfg);
+  t.is(local.sim.core.stopReason, 'early');
+  t.is(local.sim.core.stopAt, 5_050);
+  t.deepEqual(
+    local.traces.filter((r) => r.kind === 'engine.stop').map((r) => [r.t, r.msg]),
+    [
+      [4_950, 'early'],
+      [5_000, 'late'],
+    ],
+  );
+  for (const p of ['per-actor', 'shards:3'] as const) {
+    const r = await runThreaded(cfg, p);
+    t.is(r.result.reason, 'stopped', p);
+    t.is(r.result.stopReason, 'early', p);
+    t.deepEqual(r.traces, local.traces, p);
+  }
+});

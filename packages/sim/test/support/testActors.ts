@@ -189,3 +189,22 @@ export function createEcho(_id: string): Actor {
     },
   };
 }
+
+export interface StopperConfig {
+  readonly atUs: number;
+  readonly reason: string;
+}
+
+/** Calls stopRun(reason) from a timer at `atUs`. */
+export function createStopper(_id: string, config: unknown): Actor {
+  const c = config as StopperConfig;
+  return {
+    start(ctx) {
+      ctx.setTimer(c.atUs);
+    },
+    receive() {},
+    onTimer(ctx) {
+      ctx.stopRun(c.reason);
+    },
+  };
+}
