@@ -88,7 +88,7 @@ test('stopRun ends the run at the same virtual time and record under every place
 test('pausing at arbitrary times does not change the run', async (t) => {
   const cfg = workload(11);
   const whole = runLocal(cfg);
-  const sim = await Simulation.create({ ...cfg, placement: 'shards:2' });
+  const sim = await Simulation.create({ ...cfg, placement: 'shards:2', reuseThreads: true });
   try {
     let now = 0;
     for (const step of [1, 999, 3_000, 7, 5_000]) {

@@ -141,7 +141,7 @@ test('a fault injected while paused takes effect at the paused time, on threads 
   t.is(kinds(want, 'engine.crash')[0].t, 6_500);
   t.is(kinds(want, 'engine.restart')[0].t, 8_000);
   for (const placement of ['single', 'shards:2'] as const) {
-    const sim = await Simulation.create({ ...pingPong(3), placement });
+    const sim = await Simulation.create({ ...pingPong(3), placement, reuseThreads: true });
     try {
       await sim.runUntil(2_500);
       await sim.injectFault(drop);

@@ -8,6 +8,7 @@ const options = (placement: SimulationOptions['placement']): SimulationOptions =
   placement,
   actors: [spec('e', 'createEcho'), spec('p', 'createPinger', { to: 'driver', everyUs: 1_000, untilUs: 3_000 })],
   mailboxes: ['driver'],
+  reuseThreads: true,
 });
 
 test('a mailbox sends at the paused time and receives what reached it by the next pause', async (t) => {

@@ -30,7 +30,7 @@ export interface RunOutcome {
 
 /** Runs `cfg` on threads with `placement` until `untilUs` (default: stop or quiescence). */
 export async function runThreaded(cfg: RunConfig, placement: Placement, untilUs?: number): Promise<RunOutcome> {
-  const sim = await Simulation.create({ ...cfg, placement, hostTimeoutMs: 10_000 });
+  const sim = await Simulation.create({ ...cfg, placement, hostTimeoutMs: 10_000, reuseThreads: true });
   try {
     const result = untilUs === undefined ? await sim.run() : await sim.runUntil(untilUs);
     return { traces: await sim.traces(), digest: await sim.digest(), result };
