@@ -1,8 +1,10 @@
 /**
  * Actors for the engine benchmark (bench/engineBench.ts), loaded by URL in host threads.
- * `createFanout`: every `periodUs` (random phase) sends `fanout` requests to random peers of
- * its group and counts the replies — a watch-fan-out / request-reply shape with ~10-field
- * bodies. `createRelister` / `createHub`: the sparse shape, a kubelet-like 1 s relist against
+ * `createFanout`: every `periodUs` (random phase) sends `fanout` requests to random members of
+ * its neighbourhood (the next `neighbours` ids, wrapping) and counts the replies — a fan-out /
+ * request-reply shape with ~10-field bodies and O(actors) links, like podsim's star and pair
+ * topologies (uniformly random peers among all actors would make ~N² links, each touched a
+ * few times: a cache-miss benchmark). `createRelister` / `createHub`: the sparse shape, a kubelet-like 1 s relist against
  * one hub (few events per virtual second per actor).
  */
 import type { Actor, Message } from '@podsim/api';
@@ -11,6 +13,8 @@ export interface FanoutConfig {
   /** Peer ids are `${prefix}${i}` for i in [0, peers) (zero-padded to 3 digits). */
   readonly prefix: string;
   readonly peers: number;
+  /** Size of each actor's neighbourhood (default 16). */
+  readonly neighbours?: number;
   readonly periodUs: number;
   readonly fanout: number;
   readonly untilUs: number;
@@ -49,6 +53,9 @@ export const peerId = (prefix: string, i: number) => `${prefix}${String(i).padSt
 
 export function createFanout(id: string, config: unknown): Actor {
   const c = config as FanoutConfig;
+  // Neighbour ids built once, as a real actor holds its peers' names.
+  const self = Number(id.slice(c.prefix.length));
+  const peers = Array.from({ length: Math.min(c.neighbours ?? 16, c.peers - 1) }, (_, k) => peerId(c.prefix, (self + 1 + k) % c.peers));
   let n = 0;
   return {
     start(ctx) {
@@ -60,8 +67,7 @@ export function createFanout(id: string, config: unknown): Actor {
     },
     onTimer(ctx) {
       for (let k = 0; k < c.fanout; k++) {
-        const to = peerId(c.prefix, ctx.stream('peer').int(c.peers));
-        if (to === id) continue;
+        const to = peers[ctx.stream('peer').int(peers.length)];
         ctx.request(to, makeGet(n++, id), () => ctx.count('replies'));
       }
       if (ctx.now + c.periodUs < c.untilUs) ctx.setTimer(c.periodUs);

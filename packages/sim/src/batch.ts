@@ -54,15 +54,19 @@ export function decodeBatch(bytes: Uint8Array): WireEnvelope[] {
   const out = new Array<WireEnvelope>(n);
   for (let j = 0, k = 0; j < n; j++, k += COLS) {
     const kind = nums[k + 6];
-    const e: WireEnvelope = { f: nums[k], t: nums[k + 1], s: nums[k + 2], a: nums[k + 3], q: nums[k + 4], b: bodies[nums[k + 5]] };
-    if (kind === 1) {
-      e.r = nums[k + 7];
-      e.fi = nums[k + 8];
-    } else if (kind === 2) {
-      e.p = nums[k + 7];
-      e.i = nums[k + 8];
-    }
-    out[j] = e;
+    // One object shape for every envelope (the engine's hot paths stay monomorphic).
+    out[j] = {
+      f: nums[k],
+      t: nums[k + 1],
+      s: nums[k + 2],
+      a: nums[k + 3],
+      q: nums[k + 4],
+      b: bodies[nums[k + 5]],
+      r: kind === 1 ? nums[k + 7] : undefined,
+      fi: kind === 1 ? nums[k + 8] : undefined,
+      p: kind === 2 ? nums[k + 7] : undefined,
+      i: kind === 2 ? nums[k + 8] : undefined,
+    };
   }
   return out;
 }

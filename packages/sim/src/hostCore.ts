@@ -298,7 +298,7 @@ export class HostCore {
    * `seq`, which must increase). Used while the run is paused.
    */
   injectFrom(from: ActorId, to: ActorId, body: Message, seq: number, at: VirtualTime): void {
-    const e: WireEnvelope = { f: this.index(from), t: this.index(to), s: at, a: at, q: seq, b: body };
+    const e: WireEnvelope = { f: this.index(from), t: this.index(to), s: at, a: at, q: seq, b: body, r: undefined, fi: undefined, p: undefined, i: undefined };
     this.route(e);
   }
 
@@ -564,14 +564,8 @@ export class HostCore {
     }
     if (at < l.lastAt) at = l.lastAt;
     l.lastAt = at;
-    const e: WireEnvelope = { f: la.idx, t: to, s: this.now, a: at, q: la.seq++, b: body };
-    if (r !== undefined) {
-      e.r = r;
-      e.fi = fi;
-    } else if (p !== undefined) {
-      e.p = p;
-      e.i = i;
-    }
+    // Every envelope gets all fields, so that the hot paths see one object shape.
+    const e: WireEnvelope = { f: la.idx, t: to, s: this.now, a: at, q: la.seq++, b: body, r, fi, p, i };
     this.route(e);
     if (duplicateDelay >= 0) {
       this.record(la, 'fault.duplicate', `duplicated ${body.type} to ${this.actorIds[to]}`, undefined);
