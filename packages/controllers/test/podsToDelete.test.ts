@@ -2,7 +2,7 @@
 import test from 'ava';
 import type { Pod } from '@podsim/api';
 import { Clock, DEFAULT_EPOCH_UNIX_SECONDS, Prng } from '@podsim/api';
-import { getPodsToDelete, lessActivePodsWithRanks, podDeletionCost, rankPods } from '../src/replicaset/podsToDelete.js';
+import { getPodsToDelete, getPodsToDeleteByNodeCounts, lessActivePodsWithRanks, podDeletionCost, rankPods } from '../src/replicaset/podsToDelete.js';
 
 const clock = new Clock(DEFAULT_EPOCH_UNIX_SECONDS);
 const S = 1_000_000;
@@ -113,9 +113,15 @@ test('getPodsToDelete selects exactly the prefix of a full stable sort (random p
   );
   const ranked = rankPods(pods, pods);
   const full = [...ranked].sort((a, b) => (lessActivePodsWithRanks(a, b, NOW, clock) ? -1 : lessActivePodsWithRanks(b, a, NOW, clock) ? 1 : 0)).map((r) => r.pod.metadata.name);
+  const perNode = new Map<string, number>();
+  for (const p of pods) perNode.set(p.spec.nodeName ?? '', (perNode.get(p.spec.nodeName ?? '') ?? 0) + 1);
   for (const diff of [1, 7, 50, 399]) {
     t.deepEqual(
       getPodsToDelete(pods, pods, diff, NOW, clock).map((p) => p.metadata.name),
+      full.slice(0, diff),
+    );
+    t.deepEqual(
+      getPodsToDeleteByNodeCounts(pods, perNode, diff, NOW, clock).map((p) => p.metadata.name),
       full.slice(0, diff),
     );
   }

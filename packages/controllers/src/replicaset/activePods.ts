@@ -41,6 +41,8 @@ export class OwnedActivePods {
   ready = 0;
   fullyLabeled = 0;
   mismatched = 0;
+  /** Active pods per node name ('' = unscheduled): the ranks of `getPodsToDelete`. */
+  readonly perNode = new Map<string, number>();
 
   get size(): number {
     return this.entries.size;
@@ -96,14 +98,6 @@ export class OwnedActivePods {
     return out;
   }
 
-  /** All active owned pods. */
-  pods(): IterableIterator<Pod> {
-    const it = this.entries.values();
-    return (function* () {
-      for (const e of it) yield e.pod;
-    })();
-  }
-
   /** Ready matching pods available for `minReadySeconds` at `now`. */
   available(minReadySeconds: number, now: VirtualTime, clock: Clock): number {
     if (!minReadySeconds) return this.readyMatching();
@@ -135,6 +129,10 @@ export class OwnedActivePods {
   }
 
   private count(e: Entry, d: number): void {
+    const node = e.pod.spec.nodeName ?? '';
+    const n = (this.perNode.get(node) ?? 0) + d;
+    if (n === 0) this.perNode.delete(node);
+    else this.perNode.set(node, n);
     if (e.ready) this.ready += d;
     if (e.fullyLabeled) this.fullyLabeled += d;
     if (!e.matches) this.mismatched += d;

@@ -166,8 +166,24 @@ function nodeRanks(podsToRank: readonly Pod[], relatedPods: Iterable<Pod>): Int3
  */
 export function getPodsToDelete(filteredPods: readonly Pod[], relatedPods: Iterable<Pod>, diff: number, now: VirtualTime, clock: TimeParser): Pod[] {
   if (diff >= filteredPods.length) return filteredPods.slice(0, diff);
+  return selectPodsToDelete(filteredPods, nodeRanks(filteredPods, relatedPods), diff, now, clock);
+}
+
+/**
+ * `getPodsToDelete` with the related pods given as active-pod counts per node name (what the
+ * ReplicaSet controller keeps incrementally), so no pass over the related pods is needed.
+ */
+export function getPodsToDeleteByNodeCounts(filteredPods: readonly Pod[], perNode: ReadonlyMap<string, number>, diff: number, now: VirtualTime, clock: TimeParser): Pod[] {
+  if (diff >= filteredPods.length) return filteredPods.slice(0, diff);
+  const ranks = new Int32Array(filteredPods.length);
+  for (let i = 0; i < filteredPods.length; i++) ranks[i] = perNode.get(filteredPods[i].spec.nodeName ?? '') ?? 0;
+  return selectPodsToDelete(filteredPods, ranks, diff, now, clock);
+}
+
+/** The `diff` smallest pods by `Less` (bounded max-heap; ties by input order). */
+function selectPodsToDelete(filteredPods: readonly Pod[], ranks: Int32Array, diff: number, now: VirtualTime, clock: TimeParser): Pod[] {
   if (diff <= 0) return [];
-  const r = new Ranking(filteredPods, nodeRanks(filteredPods, relatedPods), now, clock);
+  const r = new Ranking(filteredPods, ranks, now, clock);
   const cmp = (i: number, j: number) => r.compare(i, j) || i - j;
   // Max-heap (worst on top) of the indices of the `diff` best pods so far.
   const heap = new Int32Array(diff);

@@ -29,7 +29,7 @@ import { getControllerOf, keyOf, mapsEqual, newControllerRef, objectKey } from '
 import { getPodFromTemplate, isPodActive, isPodAvailable, isPodReady } from '../podutil.js';
 import { Workers } from '../workqueue.js';
 import { OwnedActivePods } from './activePods.js';
-import { getPodsToDelete } from './podsToDelete.js';
+import { getPodsToDeleteByNodeCounts } from './podsToDelete.js';
 import { calculateStatus, type ManageReplicasError, type ReplicaSetStatusWithConditions } from './replicaSetUtils.js';
 
 /** `BurstReplicas`: the most creations or deletions one sync issues. */
@@ -334,7 +334,7 @@ export class ReplicaSetController {
     }
     if (diff > 0) {
       const n = Math.min(diff, this.burstReplicas);
-      const toDelete = getPodsToDelete(filtered, this.getIndirectlyRelatedPods(rs), n, this.env.now, this.env.clock);
+      const toDelete = getPodsToDeleteByNodeCounts(filtered, this.relatedPodsPerNode(rs), n, this.env.now, this.env.clock);
       this.expectations.expectDeletions(
         key,
         toDelete.map((p) => objectKey(p)),
@@ -364,17 +364,22 @@ export class ReplicaSetController {
     return undefined;
   }
 
-  /** `getIndirectlyRelatedPods`: active pods of every ReplicaSet with the same controller. */
-  private getIndirectlyRelatedPods(rs: ReplicaSet): Pod[] {
+  /**
+   * `getIndirectlyRelatedPods` reduced to what the ranking reads: active pods per node of every
+   * ReplicaSet with the same controller (none for a ReplicaSet without a controller, as upstream).
+   */
+  private relatedPodsPerNode(rs: ReplicaSet): ReadonlyMap<string, number> {
     const ref = getControllerOf(rs);
-    if (!ref) return [];
-    const out: Pod[] = [];
+    if (!ref) return new Map();
+    const maps: ReadonlyMap<string, number>[] = [];
     for (const k of this.rss.indexKeys(CONTROLLER_UID_INDEX, ref.uid)) {
-      const related = this.rss.get(k)!;
-      const o = this.owned.get(related.metadata.uid ?? '');
-      if (o) for (const p of o.pods()) out.push(p);
+      const o = this.owned.get(this.rss.get(k)!.metadata.uid ?? '');
+      if (o) maps.push(o.perNode);
     }
-    return out;
+    if (maps.length === 1) return maps[0];
+    const sum = new Map<string, number>();
+    for (const m of maps) for (const [node, n] of m) sum.set(node, (sum.get(node) ?? 0) + n);
+    return sum;
   }
 
   /**
