@@ -128,8 +128,8 @@ export async function main(argv: readonly string[], io: CliIo = stdio): Promise<
   }
 }
 
-// Run when executed directly (not when imported by tests).
-if (import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith('/cli.js')) {
+// Run when executed as the `podsim` script (not when imported by tests).
+if (process.argv[1]?.endsWith('/cli.js')) {
   main(process.argv.slice(2)).then((c) => {
     process.exitCode = c;
   });

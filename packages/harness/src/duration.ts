@@ -48,19 +48,17 @@ export function parseDuration(value: unknown): DurationUs | undefined {
  * (Not kubectl's format; see {@link humanDuration} for that.)
  */
 export function formatDuration(us: DurationUs): string {
-  const neg = us < 0;
+  const sign = us < 0 ? '-' : '';
   let rest = Math.abs(us);
-  if (rest < US_PER_SECOND) {
-    const ms = rest / 1000;
-    return `${neg ? '-' : ''}${ms >= 1 || ms === 0 ? `${Math.round(ms)}ms` : `${rest}µs`}`.replace(/^0ms$/, '0s');
-  }
-  if (rest < 60 * US_PER_SECOND) return `${neg ? '-' : ''}${(rest / US_PER_SECOND).toFixed(2).replace(/\.?0+$/, '')}s`;
+  if (rest === 0) return '0s';
+  if (rest < 1000) return `${sign}${rest}µs`;
+  if (rest < US_PER_SECOND) return `${sign}${Math.round(rest / 1000)}ms`;
+  if (rest < 60 * US_PER_SECOND) return `${sign}${(rest / US_PER_SECOND).toFixed(2).replace(/\.?0+$/, '')}s`;
   const h = Math.floor(rest / (3600 * US_PER_SECOND));
   rest -= h * 3600 * US_PER_SECOND;
   const m = Math.floor(rest / (60 * US_PER_SECOND));
   rest -= m * 60 * US_PER_SECOND;
-  const s = Math.floor(rest / US_PER_SECOND);
-  return `${neg ? '-' : ''}${h > 0 ? `${h}h` : ''}${m}m${s}s`;
+  return `${sign}${h > 0 ? `${h}h` : ''}${m}m${Math.floor(rest / US_PER_SECOND)}s`;
 }
 
 /**

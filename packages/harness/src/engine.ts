@@ -6,6 +6,7 @@
  * back as a RunFailure with the actor, virtual time, message kind and seed — never as a hang.
  */
 import type { ActorFactory, RunFailure, TraceRecord } from '@podsim/api';
+import type { Placement } from '@podsim/api/protocol/control';
 import { LocalSimulation, Simulation, SimulationError, type TraceFilter } from '@podsim/sim';
 import type { RunPlan } from './scenario/compile.js';
 
@@ -57,7 +58,7 @@ async function runThreads(plan: RunPlan, opts: EngineOptions): Promise<EngineRes
     sim = await Simulation.create({
       seed: plan.seed,
       actors: plan.actors.map((a) => ({ id: a.id, module: resolveModule(a.module), config: a.config })),
-      placement: plan.placement as never,
+      placement: plan.placement as Placement,
       latency: plan.latency,
       faults: plan.faults,
       traceFilter: opts.traceFilter ?? HARNESS_TRACE_KINDS,

@@ -360,7 +360,7 @@ export class Driver {
     }
   }
 
-  private afterPoll(ctx: ActorContext, w: ActiveWait, still: ActiveWait['polled'] & object): void {
+  private afterPoll(ctx: ActorContext, w: ActiveWait, still: NonNullable<ActiveWait['polled']>): void {
     if (this.wait !== w) return;
     w.polled!.splice(0, w.polled!.length, ...still);
     if (still.length === 0) return this.completeWait(ctx, w);

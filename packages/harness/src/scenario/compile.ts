@@ -10,7 +10,7 @@ import { matchesActor, type DurationUs, type Fault, type KubeObject, type Resour
 import type { LatencyConfig } from '@podsim/sim';
 import { DEFAULT_EPOCH_UNIX_SECONDS, US_PER_SECOND, parseRfc3339 } from '@podsim/api';
 import { deleteOptionsFromFlags, parseSelector } from '../driver/kubectl.js';
-import { DRIVER_ACTOR, type DriverConfig, type DriverStep, type ObjectTarget } from '../driver/steps.js';
+import { DRIVER_ACTOR, type DriverConfig, type DriverStep, type ObjectTarget, type WaitCondition } from '../driver/steps.js';
 import { isClusterScoped, resourceOfKind } from '../driver/driver.js';
 import { INVARIANT_IDS } from '../checkers/invariants.js';
 import { didYouMean, type LoadedScenario, type LoadedStep } from './load.js';
@@ -250,12 +250,12 @@ export function compileScenario(sc: LoadedScenario, opts: PlanOptions = {}): Run
         break;
       }
       case 'wait': {
-        const w = s.wait as { for: DriverStep & string; namespace?: string; name?: string; selector?: string; all?: boolean; count?: number; timeout?: number };
+        const w = s.wait as { for: WaitCondition; namespace?: string; name?: string; selector?: string; all?: boolean; count?: number; timeout?: number };
         const target = compileTarget({ ...w, kind: 'pod' }, [...p, 'wait'], namespace, issues, ls);
         const timeoutUs = w.timeout ?? DEFAULT_WAIT_TIMEOUT_US;
         dynamic = true;
         bound += timeoutUs;
-        steps.push({ ...base, kind: 'wait', condition: w.for as 'ready', target, count: w.count ?? 1, timeoutUs });
+        steps.push({ ...base, kind: 'wait', condition: w.for, target, count: w.count ?? 1, timeoutUs });
         break;
       }
       case 'sleep': {
