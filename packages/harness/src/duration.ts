@@ -5,42 +5,23 @@
  * `pkg/util/duration/duration.go` `HumanDuration` (spec §3), re-implemented here so the harness
  * can cross-check the apiserver's AGE / RESTARTS columns with an independent copy.
  */
-import { US_PER_SECOND, type DurationUs } from '@podsim/api';
-
-const UNIT_US: Record<string, number> = {
-  us: 1,
-  µs: 1,
-  ms: 1_000,
-  s: US_PER_SECOND,
-  m: 60 * US_PER_SECOND,
-  h: 3600 * US_PER_SECOND,
-  d: 86400 * US_PER_SECOND,
-};
-
-const PART = /(\d+(?:\.\d+)?|\.\d+)(us|µs|ms|s|m|h|d)/y;
+import { US_PER_SECOND, parseDurationUs, type DurationUs } from '@podsim/api';
 
 /**
  * Parses a duration to integer virtual µs. Accepts a non-negative number (seconds) or text such
- * as `42h`, `2m46s`, `1.5s`, `250ms`, `0`. Returns `undefined` for anything else (the caller
- * reports the field and line).
+ * as `42h`, `2m46s`, `1.5s`, `250ms`, `0`, `2d12h` (Go `time.ParseDuration` syntax, via
+ * `parseDurationUs` of packages/api/src/behavior.ts, plus a leading days part and bare
+ * numbers as seconds). Returns `undefined` for anything else (the caller reports field and line).
  */
 export function parseDuration(value: unknown): DurationUs | undefined {
   if (typeof value === 'number') return Number.isFinite(value) && value >= 0 ? Math.round(value * US_PER_SECOND) : undefined;
   if (typeof value !== 'string') return undefined;
   const text = value.trim();
-  if (text === '') return undefined;
   if (/^\d+(\.\d+)?$/.test(text)) return Math.round(Number(text) * US_PER_SECOND);
-  let total = 0;
-  PART.lastIndex = 0;
-  let pos = 0;
-  while (pos < text.length) {
-    PART.lastIndex = pos;
-    const m = PART.exec(text);
-    if (!m) return undefined;
-    total += Number(m[1]) * UNIT_US[m[2]];
-    pos = PART.lastIndex;
-  }
-  return Math.round(total);
+  const days = /^(\d+(?:\.\d+)?)d(.*)$/.exec(text);
+  if (!days) return parseDurationUs(text);
+  const rest = days[2] === '' ? 0 : parseDurationUs(days[2]);
+  return rest === undefined ? undefined : Math.round(Number(days[1]) * 86400 * US_PER_SECOND) + rest;
 }
 
 /**

@@ -21,7 +21,7 @@ import type {
   WatchEvent,
 } from '@podsim/api';
 import { APISERVER_ACTOR } from '@podsim/api';
-import { parseSelector, type SelectorRequirement } from './kubectl.js';
+import { parseLabelSelector, type ParsedLabelSelector } from '@podsim/apiserver/selectors/labels';
 import { PodInformer, conditionHolds } from './informer.js';
 import type { ApplyStep, DeleteStep, DriverConfig, DriverStep, FaultStep, ScaleStep, WaitStep, WatchStep } from './steps.js';
 
@@ -68,7 +68,7 @@ interface ActiveWait {
   readonly polled?: Array<{ resource: ResourceName; namespace?: string; name: string; uid: string }>;
   readonly condition: WaitStep['condition'];
   readonly target?: WaitStep['target'];
-  readonly selector?: readonly SelectorRequirement[];
+  readonly selector?: ParsedLabelSelector;
   readonly count: number;
   readonly timer: number;
 }
@@ -389,10 +389,10 @@ export class Driver {
 
   private runWait(ctx: ActorContext, step: WaitStep): void {
     const t = step.target;
-    const parsed = t.selector !== undefined ? parseSelector(t.selector) : undefined;
+    const parsed = t.selector !== undefined ? parseLabelSelector(t.selector) : undefined;
     // The compiler validated the selector; a failure here is a programmer error.
-    if (parsed && !parsed.ok) throw new Error(parsed.error);
-    const selector = parsed?.ok ? parsed.reqs : undefined;
+    if (parsed && 'error' in parsed) throw new Error(parsed.error);
+    const selector = parsed;
     const timer = ctx.setTimer(step.timeoutUs, { t: 'waitTimeout', step: step.index } satisfies TimerPayload);
     if (step.condition === 'gone') {
       const uids = new Set(this.informer.select(t.namespace, t.name, selector).map((p) => p.metadata.uid!));

@@ -5,7 +5,7 @@
  * virtual instant the apiserver's event arrives, without polling.
  */
 import type { Pod, WatchEvent, KubeObject } from '@podsim/api';
-import { selectorMatches, type SelectorRequirement } from './kubectl.js';
+import { labelsMatch, type ParsedLabelSelector } from '@podsim/apiserver/selectors/labels';
 import type { WaitCondition } from './steps.js';
 
 export class PodInformer {
@@ -35,12 +35,12 @@ export class PodInformer {
   }
 
   /** Pods matching namespace (undefined = any), name and selector, in UID-insertion order. */
-  select(namespace: string | undefined, name: string | undefined, selector: readonly SelectorRequirement[] | undefined): Pod[] {
+  select(namespace: string | undefined, name: string | undefined, selector: ParsedLabelSelector | undefined): Pod[] {
     const out: Pod[] = [];
     for (const p of this.byUid.values()) {
       if (namespace !== undefined && p.metadata.namespace !== namespace) continue;
       if (name !== undefined && p.metadata.name !== name) continue;
-      if (selector && !selectorMatches(selector, p.metadata.labels)) continue;
+      if (selector && !labelsMatch(selector, p.metadata.labels)) continue;
       out.push(p);
     }
     return out;

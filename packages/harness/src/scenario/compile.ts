@@ -9,7 +9,8 @@
 import { matchesActor, type DurationUs, type Fault, type KubeObject, type ResourceName } from '@podsim/api';
 import type { LatencyConfig } from '@podsim/sim';
 import { DEFAULT_EPOCH_UNIX_SECONDS, US_PER_SECOND, parseRfc3339 } from '@podsim/api';
-import { deleteOptionsFromFlags, parseSelector } from '../driver/kubectl.js';
+import { parseLabelSelector } from '@podsim/apiserver/selectors/labels';
+import { deleteOptionsFromFlags } from '../driver/kubectl.js';
 import { DRIVER_ACTOR, type DriverConfig, type DriverStep, type ObjectTarget, type WaitCondition } from '../driver/steps.js';
 import { isClusterScoped, resourceOfKind } from '../driver/driver.js';
 import { INVARIANT_IDS } from '../checkers/invariants.js';
@@ -269,8 +270,8 @@ export function compileScenario(sc: LoadedScenario, opts: PlanOptions = {}): Run
         const w = s.watch as 'start' | 'stop' | { action: 'start' | 'stop'; namespace?: string; selector?: string; wide?: boolean };
         const o = typeof w === 'string' ? { action: w } : w;
         if (o.selector !== undefined) {
-          const ps = parseSelector(o.selector);
-          if (!ps.ok) issues.push(src.issue([...p, 'watch', 'selector'], ps.error));
+          const ps = parseLabelSelector(o.selector);
+          if ('error' in ps) issues.push(src.issue([...p, 'watch', 'selector'], ps.error));
         }
         steps.push({
           ...base,
@@ -351,8 +352,8 @@ function compileTarget(
   const chosen = [d.name !== undefined, d.selector !== undefined, d.all === true].filter(Boolean).length;
   if (chosen !== 1) issues.push(ls.src.issue(path, 'give exactly one of name, selector or all: true'));
   if (d.selector !== undefined) {
-    const ps = parseSelector(d.selector);
-    if (!ps.ok) issues.push(ls.src.issue([...path, 'selector'], ps.error));
+    const ps = parseLabelSelector(d.selector);
+    if ('error' in ps) issues.push(ls.src.issue([...path, 'selector'], ps.error));
   }
   return {
     resource,
