@@ -1,11 +1,8 @@
 /**
- * A rate-limited API client, as client-go's REST client with `flowcontrol.NewTokenBucketRateLimiter
- * (qps, burst)` (`k8s.io/client-go/util/flowcontrol/throttle.go`): each request takes a token;
- * tokens refill at `qps` per second up to `burst`; a request without a token waits (FIFO) until
- * one is due. Requests that are not answered within `timeoutUs` resolve as 504 Timeout (a fault
- * ate the message or the apiserver is down), so a sync never waits forever (DESIGN.md §9).
- * kube-controller-manager gives every controller its own client (`--kube-api-qps=20`,
- * `--kube-api-burst=30`); kube-scheduler uses qps 50, burst 100 (KubeSchedulerConfiguration).
+ * A rate-limited API client: client-go's token bucket (`flowcontrol.NewTokenBucketRateLimiter`,
+ * reservations as golang.org/x/time/rate). kube-controller-manager gives each controller its own
+ * client (`--kube-api-qps` 20, burst 30); kube-scheduler uses qps 50, burst 100. A request not
+ * answered within `timeoutUs` resolves as 504, so a sync never waits forever (DESIGN.md §9).
  */
 import type { ApiRequest, ApiResult, DurationUs, VirtualTime } from '@podsim/api';
 import { US_PER_SECOND } from '@podsim/api';

@@ -1,12 +1,9 @@
 /**
  * The Deployment controller (`pkg/controller/deployment/deployment_controller.go`, v1.22):
- * informer handlers for deployments, ReplicaSets and pods (`deletePod` only matters for
- * Recreate: it requeues the deployment once none of its pods remain), and `syncDeployment`:
- * claim ReplicaSets, then status-only (being deleted) / `sync` (paused or a scaling event) /
- * `rolloutRecreate` / `rolloutRolling`. ReplicaSets are named `<deployment>-<pod-template-hash>`.
- * Simplifications: no Events; the deprecated rollback annotation is ignored; adoption patches
- * ownerReferences without the uncached owner re-GET; `deletePod` uses the cache where upstream
- * LISTs ReplicaSets from the apiserver.
+ * handlers (pod deletions matter only to Recreate) and `syncDeployment`: claim ReplicaSets, then
+ * status only (being deleted), `sync` (paused or scaling), `rolloutRecreate` or `rolloutRolling`.
+ * Not modelled: Events, the rollback annotation, the uncached owner re-GET on adoption;
+ * `deletePod` reads the cache where upstream LISTs ReplicaSets from the apiserver.
  */
 import type { Deployment, Pod, ReplicaSet } from '@podsim/api';
 import type { ApiClient } from '../client.js';

@@ -1,13 +1,9 @@
 /**
- * Deployment sync helpers (`pkg/controller/deployment/sync.go`, v1.22): `sync` (scaling and
- * paused deployments), `getAllReplicaSetsAndSyncRevision` / `getNewReplicaSet` (creates
- * `<deployment>-<pod-template-hash>` with the hash label in its selector and template),
- * `scale` (proportional scaling of a rolling deployment), `scaleReplicaSet` (PUT of the RS with
- * replicas and the desired/max annotations), `cleanupDeployment` (revisionHistoryLimit),
- * `calculateStatus`, `syncDeploymentStatus`, `isScalingEvent`, `checkPausedConditions`.
- * Upstream mutates its deployment copy `d` in place and does not take the resourceVersion of
- * the status it writes, so a later status write in the same sync can conflict (409) and the
- * deployment is requeued; this is reproduced.
+ * Deployment sync helpers (`pkg/controller/deployment/sync.go`, v1.22): `sync`,
+ * `getAllReplicaSetsAndSyncRevision` / `getNewReplicaSet` (`<deployment>-<pod-template-hash>`),
+ * proportional `scale`, `scaleReplicaSet`, `cleanupDeployment`, `calculateStatus`,
+ * `syncDeploymentStatus`, `isScalingEvent`, `checkPausedConditions`. As upstream, the sync edits
+ * its copy `d` without taking the written resourceVersion, so a later status write may 409.
  */
 import type { ApiResult, Deployment, ReplicaSet } from '@podsim/api';
 import { call, isAlreadyExists, isNotFound, isOk, objectOf, syncErrorOf, type Sync, type SyncError } from '../coroutine.js';

@@ -1,14 +1,9 @@
 /**
  * The garbage collector (`pkg/controller/garbagecollector/{garbagecollector.go,graph_builder.go}`,
- * v1.22), over the resources podsim serves with owner references (pods, ReplicaSets,
- * Deployments). The graph builder keeps uid → node with owners and dependents from informer
- * events; an owner that is referenced but unknown becomes a "virtual" node that
- * `attemptToDeleteItem` verifies with a live GET. `attemptToDeleteItem` deletes a dependent whose
- * owners are all gone (background propagation; live GETs of the item and of each owner, as
- * upstream, with `absentOwnerCache`), in the foreground when an owner waits for its dependents;
- * `foregroundDeletion` owners lose the finalizer once no blocking dependent remains;
- * `orphan` owners have the references removed from their dependents, then lose the finalizer.
- * Spec §2.8. Owner kinds podsim does not serve are treated as existing (never collected).
+ * v1.22; spec §2.8) over pods, ReplicaSets and Deployments: a uid graph with virtual owners,
+ * `attemptToDeleteItem` (background / foreground propagation, live GETs and absentOwnerCache as
+ * upstream), `processDeletingDependentsItem` (foregroundDeletion) and the orphan finalizer.
+ * Owner kinds podsim does not serve are treated as existing (never collected).
  */
 import type { ApiResult, Deployment, KubeObject, OwnerReference, Pod, ReplicaSet, ResourceName } from '@podsim/api';
 import type { ApiClient } from '../client.js';

@@ -1,14 +1,9 @@
 /**
- * The pod garbage collector (`pkg/controller/podgc/gc_controller.go`, v1.22; spec §11.3, R12).
- * Every `gcCheckPeriod` (20 s, measured from the end of the previous pass, as `wait.Until`) it
- * runs, on the pod and node lists taken at the start of the pass:
- * - `gcTerminated`: beyond `terminated-pod-gc-threshold` (12500) Succeeded/Failed pods, deletes
- *   the oldest excess (by creationTimestamp, in parallel);
- * - `gcOrphaned`: puts node names that pods are bound to but that have no Node object into a
- *   delaying queue for `quarantineTime` (40 s); names that are due and still missing are checked
- *   with a live GET (one at a time) and their pods are deleted, one at a time;
- * - `gcUnscheduledTerminating`: deletes terminating pods with no nodeName, one at a time.
- * Every delete is a force delete (`NewDeleteOptions(0)`), so the kubelet is not waited for (C12).
+ * The pod garbage collector (`pkg/controller/podgc/gc_controller.go` `gc`, v1.22; spec §11.3,
+ * R12): every 20 s (from the end of the previous pass, as `wait.Until`) `gcTerminated` (oldest
+ * terminal pods beyond 12500), `gcOrphaned` (pods on nodes missing for the 40 s quarantine,
+ * confirmed by a live GET) and `gcUnscheduledTerminating`, all on the lists taken at the start
+ * of the pass. Every delete is a force delete (grace 0), so the kubelet is not waited for (C12).
  */
 import type { Node, Pod } from '@podsim/api';
 import { seconds } from '@podsim/api';

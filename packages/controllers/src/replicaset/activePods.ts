@@ -1,11 +1,8 @@
 /**
- * The active pods of each ReplicaSet, kept incrementally from pod informer events. Upstream
- * `syncReplicaSet` lists every pod of the namespace and filters them (`FilterActivePods`,
- * `claimPods`, `calculateStatus`) on each sync; at 100k pods that is O(pods) per sync and
- * O(pods²) per rollout. Here each pod event updates its owner's entry and the counters that
- * `calculateStatus` needs, so a sync costs O(changes) — except when the owner's selector or
- * template labels change (rare: the counts are recomputed once) or minReadySeconds > 0
- * (availability depends on time and is computed on demand).
+ * The active pods of each ReplicaSet, kept incrementally from informer events with the counts
+ * `calculateStatus` and the scale-down ranking need (ready, fully labelled, per node). Upstream
+ * lists and filters the namespace's pods on every sync (O(pods) per sync); here a sync costs
+ * O(changes), except after a selector/template-label change or with minReadySeconds > 0.
  */
 import type { Clock, Pod, ReplicaSet, VirtualTime } from '@podsim/api';
 import type { Selector } from '../labels.js';

@@ -1,11 +1,8 @@
 /**
- * Which pods a ReplicaSet deletes when it has too many: `getPodsToDelete` and
- * `getPodsRankedByRelatedPodsOnSameNode` (`pkg/controller/replicaset/replica_set.go`) and
- * `ActivePodsWithRanks.Less` (`pkg/controller/controller_utils.go`, v1.22 with PodDeletionCost and
- * LogarithmicScaleDown enabled, both beta/default-on in 1.22). Smaller sorts first = deleted
- * first: unscheduled < scheduled, Pending < Unknown < Running, not ready < ready, lower
- * pod-deletion-cost, more co-located related pods, more recently ready (log2 buckets), more
- * restarts, newer (log2 buckets; UID breaks ties).
+ * Which pods a ReplicaSet deletes first: `getPodsToDelete` (`replica_set.go`) and
+ * `ActivePodsWithRanks.Less` (`controller_utils.go`, v1.22 with PodDeletionCost and
+ * LogarithmicScaleDown on): unscheduled, Pending < Unknown < Running, not ready, lower
+ * deletion cost, more co-located related pods, more recently ready, more restarts, newer.
  */
 import type { Clock, Pod, VirtualTime } from '@podsim/api';
 

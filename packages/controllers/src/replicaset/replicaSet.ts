@@ -1,13 +1,9 @@
 /**
- * The ReplicaSet controller (`pkg/controller/replicaset/replica_set.go`, v1.22): pod and
- * ReplicaSet informer handlers (`addPod`, `updatePod`, `deletePod`, `addRS`, `updateRS`,
- * `deleteRS`), expectations, and `syncReplicaSet` → `claimPods` → `manageReplicas` (slow-start
- * creation batches 1, 2, 4 … up to `BurstReplicas`; parallel deletes ranked by
- * `getPodsToDelete`) → `calculateStatus` → `updateReplicaSetStatus` (status subresource).
- * Spec §12: a MODIFIED event that sets a deletionTimestamp is handled as a deletion at once,
- * so the replacement is created while the old pod is still Terminating (C14).
- * Simplifications: no Events are recorded; adoption uses a JSON merge patch of ownerReferences
- * without the uncached re-GET of the owner (`RecheckDeletionTimestamp`).
+ * The ReplicaSet controller (`pkg/controller/replicaset/replica_set.go`, v1.22): informer
+ * handlers, expectations, `syncReplicaSet` → `claimPods` → `manageReplicas` (slow-start creates,
+ * ranked parallel deletes) → `calculateStatus` → `updateReplicaSetStatus`. Spec §12: a MODIFIED
+ * setting a deletionTimestamp is a deletion, so the replacement comes at once (C14).
+ * Not modelled: Events; adoption skips the uncached owner re-GET (`RecheckDeletionTimestamp`).
  */
 import type { ApiResult, Pod, ReplicaSet } from '@podsim/api';
 import { seconds } from '@podsim/api';

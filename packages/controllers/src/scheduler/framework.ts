@@ -1,11 +1,8 @@
 /**
  * The default plugins podsim runs (`pkg/scheduler/framework/plugins`, v1.22), in filter order:
- * NodeUnschedulable, TaintToleration (plus the `node.kubernetes.io/not-ready` /
- * `unreachable` NoSchedule taints of a node that is not Ready, see taints.ts),
- * NodeAffinity (nodeSelector), NodeResourcesFit (pods, cpu, memory); the first failing plugin
- * gives the node's reasons. Score: NodeResourcesLeastAllocated over cpu and memory with the
- * non-zero request defaults (pods count when the node reports neither). `FitError.Error()`
- * builds "0/N nodes are available: <count reason>, …." with reasons sorted.
+ * NodeUnschedulable, TaintToleration (with the readiness taints of taints.ts), NodeAffinity
+ * (nodeSelector), NodeResourcesFit; the first failing plugin gives the node's reasons. Score:
+ * LeastAllocated (cpu, memory; pod count when neither is reported); `FitError.Error()` text.
  */
 import type { Pod, Taint, Toleration } from '@podsim/api';
 import type { NodeInfo, PodResources } from './nodeInfo.js';

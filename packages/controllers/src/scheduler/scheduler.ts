@@ -1,12 +1,9 @@
 /**
- * kube-scheduler's `scheduleOne` loop (`pkg/scheduler/scheduler.go`, `generic_scheduler.go`,
- * `eventhandlers.go`, v1.22), one profile (`default-scheduler`): pods without nodeName whose
- * schedulerName is ours and that are not being deleted are queued; each cycle filters nodes
- * (starting round-robin, stopping at `numFeasibleNodesToFind`), scores them with
- * LeastAllocated, picks the best (ties broken by the seeded `selectHost` stream), assumes the
- * pod in the cache and binds it via POST pods/<name>/binding after a small bind latency.
- * Failures patch `PodScheduled=False, reason Unschedulable` (only when it changed) and requeue.
- * Terminating pods keep counting against their node until their DELETED event.
+ * kube-scheduler's `scheduleOne` (`pkg/scheduler/scheduler.go`, `generic_scheduler.go`,
+ * `eventhandlers.go`, v1.22), one `default-scheduler` profile: filter nodes round-robin up to
+ * `numFeasibleNodesToFind`, LeastAllocated score, seeded tie-break, assume, bind latency, POST
+ * pods/binding; failures patch PodScheduled=False (Unschedulable) when it changed and requeue.
+ * Pods being deleted are never scheduled; Terminating pods keep occupying their node.
  */
 import type { ApiResult, Node, Pod, PodCondition } from '@podsim/api';
 import { millis } from '@podsim/api';

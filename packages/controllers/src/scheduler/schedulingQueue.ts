@@ -1,11 +1,8 @@
 /**
  * The scheduler's `PriorityQueue` (`pkg/scheduler/internal/queue/scheduling_queue.go`, v1.22):
- * activeQ (PrioritySort: higher priority first, then earlier queue timestamp), podBackoffQ
- * (per-pod exponential backoff 1 s → 10 s by attempts) and unschedulableQ (pods that failed,
- * waiting for a cluster event, or for 60 s). `MoveAllToActiveOrBackoffQueue` on node add/update
- * and assigned-pod delete; `flushBackoffQCompleted` every 1 s and `flushUnschedulableQLeftover`
- * every 30 s are driven by the scheduler. `moveRequestCycle` sends a pod that failed while a
- * move request happened during its cycle to backoff instead of unschedulable.
+ * activeQ (priority, then queue time), podBackoffQ (1 s doubling to 10 s by attempts) and
+ * unschedulableQ (moved on cluster events, or after 60 s); `moveRequestCycle` sends a pod that
+ * failed while a move happened during its cycle to backoff instead of unschedulable.
  */
 import type { Pod, VirtualTime } from '@podsim/api';
 import { seconds } from '@podsim/api';
