@@ -8,6 +8,7 @@
  *   after `startDelayUs`, and finishes a graceful deletion with the kubelet's final
  *   `DELETE gracePeriodSeconds=0` (UID precondition) `stopDelayUs` after it sees the
  *   deletionTimestamp (annotation `test/stop-after-seconds` overrides per pod).
+ * `PODSIM_TEST_SEED` changes the default seed (to run the pair tests over other seeds).
  */
 import type { Actor, ActorContext, ApiRequest, ApiResult, ApiWatchEvent, Deployment, Fault, KubeObject, Node, Pod, PodTemplateSpec, ReplicaSet, Table, TraceRecord } from '@podsim/api';
 import { Clock, DEFAULT_EPOCH_UNIX_SECONDS } from '@podsim/api';
@@ -197,7 +198,7 @@ export function runCluster(o: ClusterOptions): ClusterRun {
   if (o.kcm !== false) actors.push({ id: 'kube-controller-manager', factory: createKcm, config: o.kcm ?? {} });
   if (o.scheduler !== false) actors.push({ id: 'kube-scheduler', factory: createScheduler, config: o.scheduler ?? {} });
   if (o.kubelet) actors.push({ id: 'fake-kubelet', factory: fakeKubelet(o.kubelet) });
-  const sim = new LocalSimulation({ seed: o.seed ?? 1, actors, faults: o.faults, traceFilter: o.traceFilter });
+  const sim = new LocalSimulation({ seed: o.seed ?? Number(process.env.PODSIM_TEST_SEED ?? 1), actors, faults: o.faults, traceFilter: o.traceFilter });
   sim.runUntil(o.untilUs);
   const traces = sim.traces();
   const all = (kind: string, pred?: (r: TraceRecord) => boolean) => traces.filter((r) => r.kind === kind && (!pred || pred(r)));
