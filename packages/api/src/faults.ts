@@ -1,7 +1,8 @@
 /**
  * Transport- and actor-level faults the engine injects (DESIGN.md §9). Each fault has a virtual
- * time window; random choices (drop / duplicate) are drawn from a stream per fault and link, so
- * adding or removing one fault leaves every other draw unchanged (shrinking depends on this).
+ * time window; random choices (drop / duplicate) are drawn from a stream per fault and link,
+ * named by the fault's `id` (else its index in the run's list), so with ids adding or removing
+ * one fault leaves every other draw unchanged (shrinking depends on this).
  *
  * Actor patterns: an exact actor id, `*` for any, or a prefix glob such as `kubelet/*`.
  */
@@ -10,6 +11,12 @@ import type { DurationUs, VirtualTime } from './time.js';
 export type ActorPattern = string;
 
 interface Window {
+  /**
+   * Stable name of this fault's random streams (`fault:id=<id>:<from>-><to>`). Without it the
+   * stream is named by the fault's index in the run's fault list, which shifts when an earlier
+   * fault is removed; give ids to fault lists that are edited between runs (shrinking).
+   */
+  readonly id?: string;
   /** Inclusive start, virtual µs. */
   readonly startUs: VirtualTime;
   /** Exclusive end, virtual µs (omit for "until the end of the run"). */
@@ -55,6 +62,8 @@ export interface PartitionFault extends Window {
  */
 export interface CrashFault {
   readonly kind: 'crash';
+  /** A name for reports (a crash draws nothing random). */
+  readonly id?: string;
   readonly actor: string;
   readonly atUs: VirtualTime;
   readonly restartAfterUs?: DurationUs;

@@ -549,7 +549,10 @@ export class HostCore {
         l.faultRngs ??= new Map();
         let r = l.faultRngs.get(fi);
         if (!r) {
-          r = deriveStream(this.opts.seed, `fault:${fi}:${la.id}->${this.actorIds[to]}`);
+          // Named by the fault's id when it has one, so removing another fault from the list
+          // (shrinking) does not shift this fault's draws (DESIGN.md §9).
+          const name = f.id !== undefined ? `id=${f.id}` : String(fi);
+          r = deriveStream(this.opts.seed, `fault:${name}:${la.id}->${this.actorIds[to]}`);
           l.faultRngs.set(fi, r);
         }
         if (r.float() < f.probability) {

@@ -84,6 +84,18 @@ test('drop with probability 0.5 is drawn from the seed: same seed same losses, t
   await both(t, faults, 7);
 });
 
+test('removing one fault leaves the draws of a fault with an id unchanged (DESIGN.md §9: shrinking depends on it)', (t) => {
+  // `early` drops everything a → b in [1, 2) ms; `coin` drops b → a with probability 0.5 from 3 ms.
+  // Removing `early` must not change which of b's messages `coin` drops: its stream is named by id.
+  const early: Fault = { kind: 'drop', from: 'a', to: 'b', probability: 1, startUs: 1_000, endUs: 2_000 };
+  const coin: Fault = { kind: 'drop', id: 'coin', from: 'b', to: 'a', probability: 0.5, startUs: 3_000 };
+  const lost = (faults: Fault[]) => runLocal(pingPong(3, faults)).traces.filter((r) => r.kind === 'fault.drop' && r.actor === 'b').map((r) => `${r.t} ${r.msg}`);
+  const withBoth = lost([early, coin]);
+  t.true(withBoth.length > 2, `coin dropped ${withBoth.length}`);
+  // b's messages from 3 ms on are the same in both runs (the lost ping #1 was answered before).
+  t.deepEqual(lost([coin]), withBoth);
+});
+
 test('duplicate delivers each message sent inside its window twice, the copy delayUs later', async (t) => {
   const tr = await both(t, [{ kind: 'duplicate', from: 'a', to: 'b', probability: 1, delayUs: 200, ...WINDOW }]);
   t.deepEqual(received(tr), [1, 2, 3, 3, 4, 4, 5, 6, 7, 8, 9, 10]);
