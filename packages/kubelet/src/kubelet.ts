@@ -59,7 +59,10 @@ export class Kubelet implements PodSyncer {
     this.recorder = new EventRecorder(env, config.nodeName, config.eventsEnabled, config.eventRecordQPS, config.eventBurst);
     this.killDeps = { env, recorder: this.recorder, traceContainerSpans: config.traceContainerSpans, spans: { next: 0 } };
     this.backoff = new Backoff(config.crashLoopBackOffInitialUs, config.crashLoopBackOffMaxUs);
-    this.source = new ApiserverPodSource(this.client, config.nodeName, watchIdPrefix, (u) => this.onConfigUpdates(u), (fn) => env.setTimer(1_000_000, fn));
+    this.source = new ApiserverPodSource(this.client, env, config.nodeName, watchIdPrefix, (u) => this.onConfigUpdates(u), {
+      minWatchTimeoutUs: config.minWatchTimeoutUs,
+      connectionLossesUs: config.apiConnectionLossesUs,
+    });
     this.pleg = new GenericPLEG(env, this.podCache, config.plegRelistPeriodUs, (evs) => this.onPlegEvents(evs), () => this.onFirstRelist());
     this.podWorkers = new PodWorkers(env, this, this.podCache, {
       resyncIntervalUs: config.syncFrequencyUs,
@@ -75,6 +78,7 @@ export class Kubelet implements PodSyncer {
       getPodByUID: (uid) => this.podManager.get(uid),
       podResourcesAreReclaimed: (pod, status) => this.podResourcesAreReclaimed(pod, status),
       syncPeriodUs: config.statusSyncPeriodUs,
+      skipUidPrecondition: config.plantedBugs.includes('skipUidPrecondition'),
     });
     this.prober = new ProberManager({
       env,

@@ -61,7 +61,23 @@ export interface KubeletConfig {
   readonly apiRequestTimeoutUs: number;
   /** Trace kubelet.killContainer / kubelet.preStop spans (off for 100k-pod benchmarks if wanted). */
   readonly traceContainerSpans: boolean;
+  /** client-go `minWatchTimeout` (5 m): the pod watch is re-established from the last resourceVersion after minWatchTimeout × (1 + rand); 0 = never. */
+  readonly minWatchTimeoutUs: number;
+  /**
+   * Virtual times at which the connection to the apiserver breaks (scenario fault `disconnect`,
+   * together with an engine partition): the pod watch ends and is re-established.
+   */
+  readonly apiConnectionLossesUs: readonly number[];
+  /**
+   * Test-only: deliberately broken behaviour, for checking that seed exploration finds it.
+   * `skipUidPrecondition`: the status manager's final DELETE omits `preconditions.uid` (§14.15).
+   */
+  readonly plantedBugs: readonly PlantedBug[];
 }
+
+/** Bugs a test may plant in the kubelet ({@link KubeletConfig.plantedBugs}). */
+export type PlantedBug = 'skipUidPrecondition';
+export const PLANTED_BUGS: readonly PlantedBug[] = ['skipUidPrecondition'];
 
 export const DEFAULT_KUBELET_CONFIG: Omit<KubeletConfig, 'nodeName'> = {
   kubeAPIQPS: 5,
@@ -89,6 +105,9 @@ export const DEFAULT_KUBELET_CONFIG: Omit<KubeletConfig, 'nodeName'> = {
   runtimeRequestTimeoutUs: 2 * US_PER_MINUTE,
   apiRequestTimeoutUs: US_PER_MINUTE,
   traceContainerSpans: true,
+  minWatchTimeoutUs: 5 * US_PER_MINUTE,
+  apiConnectionLossesUs: [],
+  plantedBugs: [],
 };
 
 /**
@@ -100,5 +119,6 @@ export function resolveKubeletConfig(partial: unknown): KubeletConfig {
   if (typeof p.nodeName !== 'string' || p.nodeName === '') throw new Error('kubelet config: nodeName is required');
   const c: KubeletConfig = { ...DEFAULT_KUBELET_CONFIG, ...p, nodeName: p.nodeName };
   if (!(c.kubeAPIQPS > 0) || !(c.kubeAPIBurst >= 1)) throw new Error('kubelet config: kubeAPIQPS must be > 0 and kubeAPIBurst ≥ 1');
+  for (const b of c.plantedBugs) if (!PLANTED_BUGS.includes(b)) throw new Error(`kubelet config: unknown planted bug ${JSON.stringify(b)} (known: ${PLANTED_BUGS.join(', ')})`);
   return c;
 }

@@ -90,6 +90,7 @@ export interface PairOptions {
   readonly steps: readonly Step[];
   readonly kubelet?: Partial<KubeletConfig>;
   readonly runtime?: Record<string, unknown>;
+  readonly apiserver?: Record<string, unknown>;
   readonly faults?: readonly Fault[];
   readonly seed?: number;
   readonly untilS?: number;
@@ -108,7 +109,7 @@ export function runPair(o: PairOptions): PairRun {
   const sim = new LocalSimulation({
     seed: o.seed ?? 1,
     actors: [
-      { id: 'apiserver', factory: createApiserver, config: {} },
+      { id: 'apiserver', factory: createApiserver, config: o.apiserver ?? {} },
       { id: `kubelet/${NODE}`, factory: createKubelet, config: { nodeName: NODE, ...o.kubelet } },
       { id: `runtime/${NODE}`, factory: createRuntime, config: { nodeName: NODE, preloadedImages: ['nginx'], ...o.runtime } },
       { id: 'client', factory: clientActor(o.steps) },

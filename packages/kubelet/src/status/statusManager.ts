@@ -28,6 +28,8 @@ export interface StatusManagerDeps {
   podResourcesAreReclaimed(pod: Pod, status: PodStatus): boolean;
   /** The batch `syncPeriod` (10 s), µs. */
   readonly syncPeriodUs: number;
+  /** Test-only planted bug: the final DELETE without its UID precondition. */
+  readonly skipUidPrecondition?: boolean;
 }
 
 /** PodStatus lists with `patchStrategy:"merge"` and their patchMergeKey (k8s.io/api core/v1 types.go). */
@@ -303,7 +305,8 @@ export class StatusManager {
         if (!this.canBeDeleted(latest, status.status)) return done();
         const ns = latest.metadata.namespace ?? 'default';
         const name = latest.metadata.name!;
-        this.call({ type: 'ApiDelete', resource: 'pods', namespace: ns, name, options: { gracePeriodSeconds: 0, preconditions: { uid } } }, (d) => {
+        const options = this.deps.skipUidPrecondition ? { gracePeriodSeconds: 0 } : { gracePeriodSeconds: 0, preconditions: { uid } };
+        this.call({ type: 'ApiDelete', resource: 'pods', namespace: ns, name, options }, (d) => {
           if (env.tracing('kubelet.finalDelete')) env.trace('kubelet.finalDelete', `DELETE ${ns}/${name} grace=0 → ${d.code}`, { podUid: uid, pod: `${ns}/${name}`, namespace: ns, code: d.code });
           if (d.code === 200 || d.code === 202) this.deletePodStatus(uid);
           done();
