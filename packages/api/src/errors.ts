@@ -27,6 +27,8 @@ export const STATUS_REASON_CODES = {
   ServerTimeout: 500,
   Timeout: 504,
   Forbidden: 403,
+  /** The server cannot serve now (`podsim serve` shutting down, or its simulation failed). */
+  ServiceUnavailable: 503,
 } as const;
 export type StatusReason = keyof typeof STATUS_REASON_CODES;
 

@@ -3,6 +3,7 @@
  * The `podsim` command line (`pnpm podsim …` = `node packages/harness/dist/src/cli.js …`).
  *   podsim run FILE [--seed N] [--placement P] [--json OUT] [--quiet]
  *   podsim validate FILE
+ *   podsim serve [--port P] [--host H] [--scenario FILE] [--nodes N] [--speed X] [--seed S] [--kubeconfig OUT]
  * Exit codes: 0 every step, expectation and invariant held; 1 something failed (the failed
  * check and the replay command are printed); 2 bad input (file, flags) — a message naming the
  * file, line and field, never a stack trace.
@@ -17,6 +18,8 @@ import { ScenarioError, formatIssue } from './scenario/source.js';
 import { runCompiled, type RunReport } from './run.js';
 import { formatPodTable } from './report/report.js';
 import type { EngineKind } from './engine.js';
+import { parseDuration } from './duration.js';
+import { runServe } from './serve/command.js';
 
 /** Exit codes of the CLI. */
 export const EXIT_OK = 0;
@@ -37,6 +40,28 @@ const stdio: CliIo = {
 function parseSeed(v: string): number {
   if (!/^\d+$/.test(v) || Number(v) > 2 ** 32 - 1) throw new InvalidArgumentError('expected an integer from 0 to 4294967295.');
   return Number(v);
+}
+
+function parsePort(v: string): number {
+  if (!/^\d+$/.test(v) || Number(v) > 65535) throw new InvalidArgumentError('expected a port number from 0 to 65535.');
+  return Number(v);
+}
+
+function parseNodes(v: string): number {
+  if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > 5000) throw new InvalidArgumentError('expected an integer from 1 to 5000.');
+  return Number(v);
+}
+
+function parseSpeed(v: string): number {
+  const n = Number(v);
+  if (!/^\d+(\.\d+)?$/.test(v) || !(n > 0) || n > 10_000) throw new InvalidArgumentError('expected a number > 0 (virtual seconds per wall second), at most 10000.');
+  return n;
+}
+
+function parseWarp(v: string): number {
+  const us = parseDuration(v);
+  if (us === undefined) throw new InvalidArgumentError('expected a duration such as 42h, 10m or 90s.');
+  return us;
 }
 
 function parsePlacement(v: string): string {
@@ -109,6 +134,42 @@ export async function main(argv: readonly string[], io: CliIo = stdio): Promise<
       for (const w of plan.warnings) io.err(formatIssue(w));
       io.out(`${file}: ok (${plan.driver.steps.length} steps, ${plan.nodes.length} node${plan.nodes.length === 1 ? '' : 's'}, ${plan.actors.length} actors)`);
     });
+
+  program
+    .command('serve')
+    .description('serve the simulated cluster over HTTP so that the real kubectl can talk to it')
+    .option('--port <p>', 'port to listen on (0 = any free port)', parsePort, 0)
+    .option('--host <h>', 'address to bind (loopback unless told otherwise)', '127.0.0.1')
+    .option('--scenario <file>', "load this scenario's cluster and manifests (default: a cluster of --nodes nodes)")
+    .option('--nodes <n>', 'nodes of the default cluster (default 2)', parseNodes)
+    .option('--speed <x>', 'virtual seconds per wall second', parseSpeed, 1)
+    .option('--seed <n>', "run seed (default: the scenario's cluster.seed, else 1)", parseSeed)
+    .option('--kubeconfig <out>', 'write the kubeconfig here (default: a temporary file)')
+    .option('--timeline', "also run the scenario's steps (paced); the cluster keeps running after the last one")
+    .option('--warp <duration>', 'fast-forward virtual time by this much before serving (e.g. 42h)', parseWarp)
+    .option('--verbose', 'print one line per HTTP request to stderr')
+    .action(
+      async (o: { port: number; host: string; scenario?: string; nodes?: number; speed: number; seed?: number; kubeconfig?: string; timeline?: boolean; warp?: number; verbose?: boolean }) => {
+        if (o.scenario !== undefined && o.nodes !== undefined) {
+          io.err('podsim serve: --nodes applies to the default cluster only; a scenario names its nodes in cluster.nodes');
+          code = EXIT_BAD_INPUT;
+          return;
+        }
+        if (o.timeline && o.scenario === undefined) {
+          io.err('podsim serve: --timeline needs --scenario');
+          code = EXIT_BAD_INPUT;
+          return;
+        }
+        try {
+          code = await runServe({ ...o, warpUs: o.warp }, io);
+        } catch (err) {
+          const e = err as NodeJS.ErrnoException;
+          if (e.code !== 'EADDRINUSE' && e.code !== 'EACCES' && e.code !== 'EADDRNOTAVAIL') throw err;
+          io.err(`podsim serve: cannot listen on ${o.host}:${o.port}: ${e.code}`);
+          code = EXIT_BAD_INPUT;
+        }
+      },
+    );
 
   try {
     await program.parseAsync([...argv], { from: 'user' });

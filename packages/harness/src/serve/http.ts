@@ -1,0 +1,509 @@
+/**
+ * The HTTP side of the kubectl facade as a pure function: one HTTP request (method, URL,
+ * headers, body bytes) → what to do — answer a fixed document (version, discovery, OpenAPI), an
+ * apiserver request of packages/api/src/protocol/apiserver.ts, a watch stream, or a metav1.Status
+ * error. Mirrors k8s.io/apiserver v0.22.8 `pkg/endpoints/handlers` (URL → verb, `rest.go`
+ * DeleteOptions from body or query, `patch.go` patch types) and `negotiation` (Accept → JSON /
+ * YAML / Table, 406; Content-Type → 415). No I/O here; server.ts does the sockets.
+ */
+import { parse as parseYaml } from 'yaml';
+import type { ApiRequest, ApiWatch, DeleteOptions, IncludeObjectPolicy, KubeObject, PatchType, Status, Subresource } from '@podsim/api';
+import {
+  AGGREGATED_V2,
+  VERSION_INFO,
+  aggregatedDiscovery,
+  apiGroup,
+  apiGroupList,
+  apiResourceList,
+  apiVersions,
+  groupVersion,
+  openApiV3Doc,
+  openApiV3Root,
+  servedResource,
+  type ServedResource,
+} from './discovery.js';
+
+/** The request as the socket layer hands it over. */
+export interface HttpRequestIn {
+  readonly method: string;
+  /** Path and query, as in the request line. */
+  readonly url: string;
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  readonly body: Buffer;
+}
+
+/** Response body encoding chosen from Accept. */
+export type OutputFormat = 'json' | 'yaml';
+
+/** What server.ts does with a request. */
+export type Outcome =
+  /** Answer `body` (JSON- or YAML-encoded per `format`) with `status` and `contentType`. */
+  | { readonly kind: 'reply'; readonly status: number; readonly contentType?: string; readonly body: unknown; readonly format?: OutputFormat }
+  /** Send `request` to the apiserver; answer its ApiResult (code, body). */
+  | { readonly kind: 'api'; readonly request: Exclude<ApiRequest, ApiWatch | { type: 'ApiUnwatch' }>; readonly format: OutputFormat }
+  /** Start a watch (the gateway picks the watchId); stream newline-delimited JSON events. */
+  | { readonly kind: 'watch'; readonly request: Omit<ApiWatch, 'watchId'>; readonly timeoutSeconds?: number };
+
+/** The real apiserver's default `--max-request-body-bytes` is 3 MiB (etcd's object limit + headroom). */
+export const DEFAULT_MAX_BODY_BYTES = 3 * 1024 * 1024;
+
+// ---- Status errors --------------------------------------------------------------------------------
+
+function status(code: number, reason: Status['reason'], message: string, details?: Status['details']): Status {
+  return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, ...(details ? { details } : {}), code };
+}
+
+/** 404 for a path nothing serves (`the server could not find the requested resource`). */
+export function notFoundPath(): Status {
+  return status(404, 'NotFound', 'the server could not find the requested resource', {});
+}
+
+/** 405 for a verb the path does not take. */
+export function methodNotAllowed(method: string, what: string): Status {
+  return status(405, 'MethodNotAllowed', `the server does not allow this method on the requested resource (${method} ${what})`, {});
+}
+
+/** 406: the Accept header offers nothing podsim can write. */
+export function notAcceptable(): Status {
+  return status(406, 'NotAcceptable', 'only the following media types are accepted: application/json, application/yaml, application/json;as=Table;v=v1;g=meta.k8s.io');
+}
+
+/** 413: the body is larger than the cap. */
+export function entityTooLarge(limit: number): Status {
+  return status(413, 'RequestEntityTooLarge', `Request entity too large: limit is ${limit}`);
+}
+
+/** 415: a body in a media type podsim does not decode. */
+export function unsupportedMediaType(contentType: string, accepted: readonly string[]): Status {
+  return status(
+    415,
+    'UnsupportedMediaType',
+    `the body of the request was in an unknown format (${contentType || 'no Content-Type'}) - accepted media types include: ${accepted.join(', ')}`,
+  );
+}
+
+/** 400 with a free-form message. */
+export function badRequest(message: string): Status {
+  return status(400, 'BadRequest', message);
+}
+
+/** 504: the request did not complete within the server's bound. */
+export function timeoutStatus(message: string): Status {
+  return status(504, 'Timeout', `Timeout: ${message}`, { retryAfterSeconds: 1 });
+}
+
+/** 500 InternalError. */
+export function internalError(message: string): Status {
+  return status(500, 'InternalError', `Internal error occurred: ${message}`, { causes: [{ message }] });
+}
+
+/** 503 while the simulation is not (or no longer) running. */
+export function serviceUnavailable(message: string): Status {
+  return status(503, 'ServiceUnavailable', message);
+}
+
+function fail(st: Status): Outcome {
+  return { kind: 'reply', status: st.code, body: st };
+}
+
+// ---- negotiation --------------------------------------------------------------------------------
+
+interface MediaRange {
+  readonly type: string;
+  readonly params: Readonly<Record<string, string>>;
+}
+
+function header(h: HttpRequestIn['headers'], name: string): string {
+  const v = h[name];
+  return Array.isArray(v) ? v.join(',') : (v ?? '');
+}
+
+function parseMediaRanges(accept: string): MediaRange[] {
+  return accept
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '')
+    .map((part) => {
+      const [type, ...rest] = part.split(';').map((s) => s.trim());
+      const params: Record<string, string> = {};
+      for (const p of rest) {
+        const i = p.indexOf('=');
+        if (i > 0) params[p.slice(0, i).trim().toLowerCase()] = p.slice(i + 1).trim();
+      }
+      return { type: type.toLowerCase(), params };
+    });
+}
+
+/** The output the client accepts: JSON / YAML, and whether it asked for a Table. */
+export interface Negotiated {
+  readonly format: OutputFormat;
+  readonly table: boolean;
+}
+
+/**
+ * `negotiation.NegotiateOutputMediaType` for podsim: the first acceptable entry of Accept wins.
+ * `application/json;as=Table;g=meta.k8s.io;v=v1|v1beta1` → Table; plain `application/json`,
+ * `application/*`, `*\/*` → JSON; `application/yaml` → YAML; protobuf and partial-metadata
+ * forms are skipped (kubectl always lists JSON after them). No Accept = JSON. Nothing acceptable
+ * → undefined (406).
+ */
+export function negotiate(accept: string, allowTable: boolean): Negotiated | undefined {
+  const ranges = parseMediaRanges(accept);
+  if (ranges.length === 0) return { format: 'json', table: false };
+  for (const r of ranges) {
+    const as = r.params.as;
+    if (r.type === 'application/json') {
+      if (as === undefined) return { format: 'json', table: false };
+      if (as === 'Table' && r.params.g === 'meta.k8s.io' && (r.params.v === 'v1' || r.params.v === 'v1beta1')) {
+        if (allowTable) return { format: 'json', table: true };
+      }
+      continue;
+    }
+    if (as !== undefined) continue;
+    if (r.type === 'application/yaml') return { format: 'yaml', table: false };
+    if (r.type === '*/*' || r.type === 'application/*') return { format: 'json', table: false };
+  }
+  return undefined;
+}
+
+/** Whether Accept asks for aggregated discovery v2 (exactly that media type; spec §2.1). */
+export function wantsAggregatedV2(accept: string): boolean {
+  return parseMediaRanges(accept).some((r) => r.type === 'application/json' && r.params.g === 'apidiscovery.k8s.io' && r.params.v === 'v2' && r.params.as === 'APIGroupDiscoveryList');
+}
+
+// ---- bodies -------------------------------------------------------------------------------------
+
+const JSON_TYPES = ['application/json', 'application/yaml'];
+const PATCH_TYPES: Readonly<Record<string, PatchType>> = {
+  'application/json-patch+json': 'json',
+  'application/merge-patch+json': 'merge',
+  'application/strategic-merge-patch+json': 'strategic',
+  'application/apply-patch+yaml': 'apply',
+};
+
+function mediaType(contentType: string): string {
+  return contentType.split(';')[0].trim().toLowerCase();
+}
+
+/** Decodes a JSON or YAML body. Returns the value, or a 400 Status naming the parse error. */
+function decodeBody(body: Buffer, yaml: boolean): { value: unknown } | Status {
+  const text = body.toString('utf8');
+  if (text.trim() === '') return badRequest('the request body is empty; expected a JSON object');
+  try {
+    if (!yaml) return { value: JSON.parse(text) as unknown };
+    // One document only; YAML is a superset of JSON, so `apply-patch+yaml` bodies in JSON parse too.
+    return { value: parseYaml(text, { uniqueKeys: false, maxAliasCount: 100 }) as unknown };
+  } catch (e) {
+    const msg = e instanceof Error ? e.message.split('\n')[0] : String(e);
+    return badRequest(`the request body is not valid ${yaml ? 'YAML' : 'JSON'}: ${msg}`);
+  }
+}
+
+function isObject(x: unknown): x is Record<string, unknown> {
+  return x !== null && typeof x === 'object' && !Array.isArray(x);
+}
+
+/** A JSON/YAML object body of a POST or PUT (415 for other media types, 400 when malformed). */
+function objectBody(req: HttpRequestIn): { object: KubeObject } | Status {
+  const ct = mediaType(header(req.headers, 'content-type'));
+  if (ct !== '' && !JSON_TYPES.includes(ct)) return unsupportedMediaType(ct, JSON_TYPES);
+  const d = decodeBody(req.body, ct === 'application/yaml');
+  if ('kind' in d) return d;
+  if (!isObject(d.value)) return badRequest('the request body must be a JSON object (a Kubernetes object with apiVersion, kind and metadata)');
+  if (d.value.metadata !== undefined && !isObject(d.value.metadata)) return badRequest('metadata: must be an object');
+  return { object: d.value as unknown as KubeObject };
+}
+
+/** Query flags that take a boolean (`true`/`1`). */
+function flag(q: URLSearchParams, name: string): boolean {
+  const v = q.get(name);
+  return v === 'true' || v === '1';
+}
+
+/** `dryRun=All` → true; any other value is a 400 (as `ValidateDryRun`). */
+function dryRun(q: URLSearchParams): boolean | Status {
+  const v = q.getAll('dryRun');
+  if (v.length === 0) return false;
+  if (v.every((x) => x === 'All')) return true;
+  return badRequest(`dryRun: Unsupported value: ${JSON.stringify(v.find((x) => x !== 'All'))}: supported values: "All"`);
+}
+
+/**
+ * DeleteOptions from the body (JSON) merged with the query (`gracePeriodSeconds`,
+ * `propagationPolicy`, `orphanDependents`, `dryRun`), as `rest.go` DeleteResource does: the
+ * query's values are decoded into the same struct after the body.
+ */
+export function deleteOptions(req: HttpRequestIn, q: URLSearchParams): DeleteOptions | Status {
+  let opts: DeleteOptions = {};
+  if (req.body.length > 0 && req.body.toString('utf8').trim() !== '') {
+    const ct = mediaType(header(req.headers, 'content-type'));
+    if (ct !== '' && !JSON_TYPES.includes(ct)) return unsupportedMediaType(ct, JSON_TYPES);
+    const d = decodeBody(req.body, ct === 'application/yaml');
+    if ('kind' in d) return d;
+    if (!isObject(d.value)) return badRequest('the DELETE body must be a DeleteOptions object');
+    if (d.value.kind !== undefined && d.value.kind !== 'DeleteOptions') return badRequest(`expected a DeleteOptions body, got kind ${JSON.stringify(d.value.kind)}`);
+    opts = d.value as DeleteOptions;
+  }
+  const g = q.get('gracePeriodSeconds');
+  if (g !== null) {
+    if (!/^-?\d+$/.test(g)) return badRequest(`gracePeriodSeconds: invalid value ${JSON.stringify(g)}: must be an integer`);
+    opts = { ...opts, gracePeriodSeconds: Number(g) };
+  }
+  const p = q.get('propagationPolicy');
+  if (p !== null) opts = { ...opts, propagationPolicy: p as DeleteOptions['propagationPolicy'] };
+  const o = q.get('orphanDependents');
+  if (o !== null) opts = { ...opts, orphanDependents: o === 'true' || o === '1' };
+  if (q.getAll('dryRun').length > 0) opts = { ...opts, dryRun: q.getAll('dryRun') };
+  if (opts.gracePeriodSeconds !== undefined && (typeof opts.gracePeriodSeconds !== 'number' || !Number.isInteger(opts.gracePeriodSeconds))) {
+    return badRequest('gracePeriodSeconds: must be an integer');
+  }
+  return opts;
+}
+
+// ---- routing ------------------------------------------------------------------------------------
+
+/** A parsed resource path: `/api/v1/...` or `/apis/<group>/v1/...`. */
+interface ResourcePath {
+  readonly served: ServedResource;
+  readonly namespace?: string;
+  readonly name?: string;
+  readonly subresource?: string;
+  readonly watchPrefix: boolean;
+}
+
+/** Splits the part after the group-version into resource, namespace, name, subresource. */
+function resourcePath(group: string, segs: string[]): ResourcePath | Status {
+  let watchPrefix = false;
+  if (segs[0] === 'watch') {
+    watchPrefix = true;
+    segs = segs.slice(1);
+  }
+  let namespace: string | undefined;
+  let rest = segs;
+  // `/namespaces/<ns>/<resource>...` for a namespaced resource; `/namespaces[/<ns>[/status]]` is the namespace itself.
+  if (segs[0] === 'namespaces' && segs.length >= 3 && servedResource(group, segs[2])?.namespaced) {
+    namespace = segs[1];
+    rest = segs.slice(2);
+  }
+  const served = servedResource(group, rest[0] ?? '');
+  if (!served || rest.length > 3 || rest.some((s) => s === '')) return notFoundPath();
+  const name = rest[1];
+  // A namespaced resource by name needs its namespace (`/api/v1/pods/x` does not exist).
+  if (served.namespaced && namespace === undefined && name !== undefined) return notFoundPath();
+  return { served, namespace, name, subresource: rest[2], watchPrefix };
+}
+
+const SUBRESOURCE_NAMES = new Set<string>(['status', 'scale', 'binding']);
+
+/**
+ * Turns one HTTP request into an {@link Outcome}. `serverAddress` is `host:port` for the legacy
+ * `/api` document. Bodies must already be within the size cap (server.ts answers 413).
+ */
+export function route(req: HttpRequestIn, serverAddress: string): Outcome {
+  let url: URL;
+  try {
+    url = new URL(req.url, 'http://podsim.invalid');
+  } catch {
+    return fail(badRequest(`malformed request URL ${JSON.stringify(req.url)}`));
+  }
+  const method = req.method.toUpperCase();
+  const path = url.pathname.replace(/\/+$/, '') || '/';
+  const q = url.searchParams;
+  const accept = header(req.headers, 'accept');
+  const segs = path.split('/').slice(1).map((s) => {
+    try {
+      return decodeURIComponent(s);
+    } catch {
+      return s;
+    }
+  });
+
+  const readOnly = (body: () => Outcome): Outcome => (method === 'GET' || method === 'HEAD' ? body() : fail(methodNotAllowed(method, path)));
+  const json = (body: unknown, contentType?: string): Outcome => {
+    const n = negotiate(accept, false);
+    if (!n) return fail(notAcceptable());
+    return { kind: 'reply', status: 200, body, format: contentType ? 'json' : n.format, ...(contentType ? { contentType } : {}) };
+  };
+
+  switch (path) {
+    case '/version':
+      return readOnly(() => json(VERSION_INFO));
+    case '/healthz':
+    case '/readyz':
+    case '/livez':
+      return readOnly(() => ({ kind: 'reply', status: 200, contentType: 'text/plain; charset=utf-8', body: 'ok' }));
+    case '/api':
+      return readOnly(() => (wantsAggregatedV2(accept) ? json(aggregatedDiscovery(true), AGGREGATED_V2) : json(apiVersions(serverAddress))));
+    case '/apis':
+      return readOnly(() => (wantsAggregatedV2(accept) ? json(aggregatedDiscovery(false), AGGREGATED_V2) : json(apiGroupList())));
+    case '/api/v1':
+      return readOnly(() => json(apiResourceList('')));
+    case '/apis/apps':
+      return readOnly(() => json(apiGroup('apps')));
+    case '/apis/apps/v1':
+      return readOnly(() => json(apiResourceList('apps')));
+    case '/openapi/v3':
+      return readOnly(() => json(openApiV3Root()));
+  }
+  if (path.startsWith('/openapi/v3/')) {
+    const doc = openApiV3Doc(path.slice('/openapi/v3/'.length));
+    return doc === undefined ? fail(notFoundPath()) : readOnly(() => json(doc));
+  }
+
+  let group: string;
+  let rest: string[];
+  if (segs[0] === 'api' && segs[1] === 'v1') {
+    group = '';
+    rest = segs.slice(2);
+  } else if (segs[0] === 'apis' && segs[1] === 'apps' && segs[2] === 'v1') {
+    group = 'apps';
+    rest = segs.slice(3);
+  } else return fail(notFoundPath());
+  const rp = resourcePath(group, rest);
+  if ('kind' in rp) return fail(rp);
+  return resourceOutcome(req, method, q, accept, group, rp);
+}
+
+function resourceOutcome(req: HttpRequestIn, method: string, q: URLSearchParams, accept: string, group: string, rp: ResourcePath): Outcome {
+  const { served, name } = rp;
+  const resource = served.resource;
+  const what = `${served.resource}${group ? `.${group}` : ''}`;
+  const target = { resource, ...(rp.namespace !== undefined ? { namespace: rp.namespace } : {}) };
+  let subresource: Subresource | undefined;
+  if (rp.subresource !== undefined) {
+    if (!SUBRESOURCE_NAMES.has(rp.subresource) || !served.subresources.some((s) => s.name === rp.subresource)) return fail(notFoundPath());
+    subresource = rp.subresource as Subresource;
+  }
+  const watch = rp.watchPrefix || flag(q, 'watch');
+  // Tables only for reads of the resource itself (not Scale, not writes).
+  const n = negotiate(accept, (method === 'GET' || method === 'HEAD') && subresource === undefined);
+  if (!n) return fail(notAcceptable());
+  const includeObject = q.get('includeObject') ?? undefined;
+  if (includeObject !== undefined && !['None', 'Metadata', 'Object'].includes(includeObject)) {
+    return fail(badRequest(`includeObject: Unsupported value: ${JSON.stringify(includeObject)}: supported values: "None", "Metadata", "Object"`));
+  }
+  // The real apiserver always sends every column; kubectl hides priority-1 ones unless -o wide.
+  const table = n.table ? { asTable: true, wide: true, ...(includeObject ? { includeObject: includeObject as IncludeObjectPolicy } : {}) } : {};
+  const dry = dryRun(q);
+  if (typeof dry !== 'boolean') return fail(dry);
+  const dryOpt = dry ? { dryRun: true } : {};
+  const api = (request: Extract<Outcome, { kind: 'api' }>['request']): Outcome => ({ kind: 'api', request, format: n.format });
+
+  if (name === undefined) {
+    // Collection: list / watch / create.
+    switch (method) {
+      case 'GET':
+      case 'HEAD': {
+        const selectors = {
+          ...(q.get('labelSelector') ? { labelSelector: q.get('labelSelector')! } : {}),
+          ...(q.get('fieldSelector') ? { fieldSelector: q.get('fieldSelector')! } : {}),
+        };
+        if (watch) {
+          if (n.format !== 'json') return fail(notAcceptable());
+          const ts = q.get('timeoutSeconds');
+          if (ts !== null && !/^\d+$/.test(ts)) return fail(badRequest(`timeoutSeconds: invalid value ${JSON.stringify(ts)}: must be a non-negative integer`));
+          const rv = q.get('resourceVersion');
+          return {
+            kind: 'watch',
+            request: { type: 'ApiWatch', ...target, ...selectors, ...table, ...(rv ? { resourceVersion: rv } : {}) },
+            ...(ts !== null && Number(ts) > 0 ? { timeoutSeconds: Number(ts) } : {}),
+          };
+        }
+        return api({ type: 'ApiList', ...target, ...selectors, ...table });
+      }
+      case 'POST': {
+        if (served.namespaced && rp.namespace === undefined) return fail(methodNotAllowed(method, `${what} (create needs /namespaces/<namespace>/${resource})`));
+        const b = objectBody(req);
+        if ('kind' in b) return fail(b);
+        const bad = checkKind(b.object, served, group);
+        if (bad) return fail(bad);
+        const ns = b.object.metadata?.namespace;
+        if (served.namespaced && ns !== undefined && ns !== '' && ns !== rp.namespace) {
+          return fail(badRequest(`the namespace of the provided object (${ns}) does not match the namespace sent on the request (${rp.namespace ?? ''})`));
+        }
+        return api({ type: 'ApiCreate', ...target, object: b.object, ...dryOpt });
+      }
+      case 'DELETE':
+        return fail(methodNotAllowed(method, `${what}: deletecollection is not served by podsim; delete objects one by one (kubectl delete --all does)`));
+      default:
+        return fail(methodNotAllowed(method, what));
+    }
+  }
+
+  if (watch && (method === 'GET' || method === 'HEAD')) {
+    // The deprecated `/watch/.../name` form: a watch with a metadata.name field selector.
+    if (n.format !== 'json') return fail(notAcceptable());
+    const rv = q.get('resourceVersion');
+    return { kind: 'watch', request: { type: 'ApiWatch', ...target, fieldSelector: `metadata.name=${name}`, ...table, ...(rv ? { resourceVersion: rv } : {}) } };
+  }
+  const sub = subresource !== undefined ? { subresource } : {};
+  switch (method) {
+    case 'GET':
+    case 'HEAD':
+      if (subresource === 'binding') return fail(methodNotAllowed(method, `${what}/binding`));
+      return api({ type: 'ApiGet', ...target, name, ...sub, ...table });
+    case 'POST': {
+      if (subresource !== 'binding') return fail(methodNotAllowed(method, `${what}${subresource ? `/${subresource}` : ''}`));
+      const b = objectBody(req);
+      if ('kind' in b) return fail(b);
+      return api({ type: 'ApiCreate', ...target, name, subresource, object: b.object, ...dryOpt });
+    }
+    case 'PUT': {
+      if (subresource === 'binding') return fail(methodNotAllowed(method, `${what}/binding`));
+      const b = objectBody(req);
+      if ('kind' in b) return fail(b);
+      if (subresource === undefined) {
+        const bad = checkKind(b.object, served, group);
+        if (bad) return fail(bad);
+      }
+      return api({ type: 'ApiUpdate', ...target, name, ...sub, object: b.object, ...dryOpt });
+    }
+    case 'PATCH': {
+      if (subresource === 'binding') return fail(methodNotAllowed(method, `${what}/binding`));
+      const ct = mediaType(header(req.headers, 'content-type'));
+      const patchType = PATCH_TYPES[ct];
+      if (!patchType) return fail(unsupportedMediaType(ct, Object.keys(PATCH_TYPES)));
+      const d = decodeBody(req.body, patchType === 'apply');
+      if ('kind' in d) return fail(d);
+      if (patchType === 'json' ? !Array.isArray(d.value) : !isObject(d.value)) {
+        return fail(badRequest(`a ${ct} body must be a JSON ${patchType === 'json' ? 'array of operations' : 'object'}`));
+      }
+      if (patchType === 'apply') {
+        const bad = checkKind(d.value as unknown as KubeObject, served, group);
+        if (bad) return fail(bad);
+      }
+      const fm = q.get('fieldManager');
+      return api({
+        type: 'ApiPatch',
+        ...target,
+        name,
+        ...sub,
+        patchType,
+        patch: d.value,
+        ...(fm ? { fieldManager: fm } : {}),
+        ...(flag(q, 'force') ? { force: true } : {}),
+        ...dryOpt,
+      });
+    }
+    case 'DELETE': {
+      if (subresource !== undefined) return fail(methodNotAllowed(method, `${what}/${subresource}`));
+      const opts = deleteOptions(req, q);
+      if ('kind' in opts && opts.kind === 'Status') return fail(opts as Status);
+      return api({ type: 'ApiDelete', ...target, name, options: opts as DeleteOptions });
+    }
+    default:
+      return fail(methodNotAllowed(method, what));
+  }
+}
+
+/** The body's apiVersion/kind, when given, must be the URL's (`the API version in the data …`). */
+function checkKind(obj: KubeObject, served: ServedResource, group: string): Status | undefined {
+  const gv = groupVersion(group);
+  if (obj.apiVersion !== undefined && obj.apiVersion !== gv) {
+    return badRequest(`the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${gv})`);
+  }
+  if (obj.kind !== undefined && obj.kind !== served.kind) {
+    return badRequest(`the kind in the data (${String(obj.kind)}) does not match the expected kind (${served.kind})`);
+  }
+  return undefined;
+}
