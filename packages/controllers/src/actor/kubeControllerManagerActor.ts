@@ -37,7 +37,10 @@ export interface KubeControllerManagerConfig {
     readonly terminatedPodGCThreshold?: number;
   };
   /** Virtual µs before an unanswered API call fails with 504 (default 60 s). */
-  readonly requestTimeoutUs?: number;
+  readonly requestTimeoutUs?: number;  /** client-go `minWatchTimeout` for the informers' watches, virtual µs (default 5 min; 0 = never). */
+  readonly minWatchTimeoutUs?: number;
+  /** Virtual times at which the connection to the apiserver breaks (scenario fault `disconnect`). */
+  readonly apiConnectionLossesUs?: readonly number[];
 }
 
 export const KUBE_CONTROLLER_MANAGER = 'kube-controller-manager';
@@ -68,7 +71,10 @@ export function createActor(_id: string, config: unknown): Actor {
   const actor: Actor & { state: ControllerManagerState } = {
     state,
     start(ctx: ActorContext) {
-      shell = new ActorShell(ctx, cfg.requestTimeoutUs ?? DEFAULT_REQUEST_TIMEOUT_US);
+      shell = new ActorShell(ctx, cfg.requestTimeoutUs ?? DEFAULT_REQUEST_TIMEOUT_US, {
+        minWatchTimeoutUs: cfg.minWatchTimeoutUs,
+        connectionLossesUs: cfg.apiConnectionLossesUs,
+      });
       const qps = cfg.kubeAPIQPS ?? DEFAULT_KUBE_API_QPS;
       const burst = cfg.kubeAPIBurst ?? DEFAULT_KUBE_API_BURST;
       let pending = 0;

@@ -14,7 +14,10 @@ export interface KubeSchedulerConfig extends SchedulerOptions {
   /** Client burst (default 100). */
   readonly kubeAPIBurst?: number;
   /** Virtual µs before an unanswered API call fails with 504 (default 60 s). */
-  readonly requestTimeoutUs?: number;
+  readonly requestTimeoutUs?: number;  /** client-go `minWatchTimeout` for the informers' watches, virtual µs (default 5 min; 0 = never). */
+  readonly minWatchTimeoutUs?: number;
+  /** Virtual times at which the connection to the apiserver breaks (scenario fault `disconnect`). */
+  readonly apiConnectionLossesUs?: readonly number[];
 }
 
 export const KUBE_SCHEDULER = 'kube-scheduler';
@@ -27,7 +30,10 @@ export function createActor(_id: string, config: unknown): Actor {
   let shell: ActorShell;
   const actor: Actor & { scheduler?: Scheduler } = {
     start(ctx: ActorContext) {
-      shell = new ActorShell(ctx, cfg.requestTimeoutUs ?? DEFAULT_REQUEST_TIMEOUT_US);
+      shell = new ActorShell(ctx, cfg.requestTimeoutUs ?? DEFAULT_REQUEST_TIMEOUT_US, {
+        minWatchTimeoutUs: cfg.minWatchTimeoutUs,
+        connectionLossesUs: cfg.apiConnectionLossesUs,
+      });
       let pending = 2;
       const synced = () => {
         if (--pending === 0) actor.scheduler!.start();

@@ -9,7 +9,7 @@ import { APISERVER_ACTOR, Clock } from '@podsim/api';
 import { ApiClient, type Transport } from '../client.js';
 import type { ControllerEnv } from '../env.js';
 import { Informer } from '../informer.js';
-import { Reflector } from '../reflector.js';
+import { Reflector, type ReflectorOptions } from '../reflector.js';
 
 /** Virtual µs after which an unanswered request counts as failed (504). */
 export const DEFAULT_REQUEST_TIMEOUT_US = 60_000_000;
@@ -26,6 +26,8 @@ export class ActorShell {
   constructor(
     private readonly ctx: ActorContext,
     private readonly requestTimeoutUs: number = DEFAULT_REQUEST_TIMEOUT_US,
+    /** Watch timeout and connection losses for every reflector of this actor. */
+    private readonly reflectorOptions: ReflectorOptions = {},
   ) {
     const clock = new Clock(ctx.epochUnixSeconds);
     const timers = this.timers;
@@ -82,6 +84,7 @@ export class ActorShell {
       },
       this.ctx.self,
       onSynced,
+      this.reflectorOptions,
     );
     this.reflectors.push(r as unknown as Reflector<KubeObject>);
     return inf;
