@@ -4,6 +4,7 @@
  *   podsim run FILE [--seed N] [--placement P] [--json OUT] [--quiet]
  *   podsim validate FILE
  *   podsim serve [--port P] [--host H] [--scenario FILE] [--nodes N] [--speed X] [--seed S] [--kubeconfig OUT]
+ *   podsim bench storm|churn|scale [...] (src/bench/benchCli.ts)
  * Exit codes: 0 every step, expectation and invariant held; 1 something failed (the failed
  * check and the replay command are printed); 2 bad input (file, flags) — a message naming the
  * file, line and field, never a stack trace.
@@ -20,6 +21,7 @@ import { formatPodTable } from './report/report.js';
 import type { EngineKind } from './engine.js';
 import { parseDuration } from './duration.js';
 import { runServe } from './serve/command.js';
+import { registerBenchCommands } from './bench/benchCli.js';
 
 /** Exit codes of the CLI. */
 export const EXIT_OK = 0;
@@ -170,6 +172,8 @@ export async function main(argv: readonly string[], io: CliIo = stdio): Promise<
         }
       },
     );
+
+  registerBenchCommands(program, io, (c) => (code = c));
 
   try {
     await program.parseAsync([...argv], { from: 'user' });
