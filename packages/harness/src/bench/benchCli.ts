@@ -1,0 +1,244 @@
+/**
+ * `podsim bench storm | churn | scale`: the command-line side of the benchmarks (figures in
+ * `runBench.ts`, clusters in `stormPlan.ts`). Each run prints a human table, or with `--json` ONE
+ * JSON line on stdout; a progress bar (cli-progress) goes to stderr once a run has taken more
+ * than a few seconds. `scale` runs the storm at several sizes, each in a child process of its own
+ * (peak RSS is per process), and prints how the per-pod wall cost grows.
+ */
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { SingleBar } from 'cli-progress';
+import { type Command, InvalidArgumentError } from 'commander';
+import { runBenchPlan, type BenchFigures, type BenchProgress } from './runBench.js';
+import { churnPlan, stormPlan } from './stormPlan.js';
+
+export interface BenchIo {
+  out(line: string): void;
+  err(line: string): void;
+}
+
+const positiveInt = (name: string) => (v: string) => {
+  if (!/^\d+$/.test(v) || Number(v) < 1) throw new InvalidArgumentError(`${name}: expected a positive integer.`);
+  return Number(v);
+};
+const positiveNumber = (name: string) => (v: string) => {
+  if (!/^\d+(\.\d+)?$/.test(v) || !(Number(v) > 0)) throw new InvalidArgumentError(`${name}: expected a positive number.`);
+  return Number(v);
+};
+function parseSeed(v: string): number {
+  if (!/^\d+$/.test(v) || Number(v) > 2 ** 32 - 1) throw new InvalidArgumentError('expected an integer from 0 to 4294967295.');
+  return Number(v);
+}
+function parsePlacement(v: string): string {
+  if (!/^(single|per-actor|shards:[1-9]\d*)$/.test(v)) throw new InvalidArgumentError('expected single, per-actor or shards:N.');
+  return v;
+}
+function parseSizes(v: string): number[] {
+  const sizes = v.split(',').map((s) => s.trim());
+  if (sizes.length === 0 || sizes.some((s) => !/^\d+k?$/.test(s))) throw new InvalidArgumentError('expected a comma-separated list of pod counts (1000,10k,…).');
+  return sizes.map((s) => (s.endsWith('k') ? Number(s.slice(0, -1)) * 1000 : Number(s)));
+}
+
+/** A cli-progress bar on stderr that appears only once the run has lasted `afterMs`. */
+export function progressBar(afterMs = 3_000): BenchProgress {
+  const started = performance.now();
+  let bar: SingleBar | undefined;
+  let phase = '';
+  let total = 0;
+  let value = 0;
+  let virtual = 0;
+  const payload = () => ({ phase: phase.padEnd(6), virtual: virtual.toFixed(0) });
+  return {
+    phase(name, t) {
+      phase = name;
+      total = t;
+      value = 0;
+      if (bar) bar.start(total, 0, payload());
+    },
+    update(v, virtualSeconds) {
+      value = v;
+      virtual = virtualSeconds;
+      if (!bar && performance.now() - started > afterMs) {
+        bar = new SingleBar({
+          stream: process.stderr,
+          format: '{phase} |{bar}| {value}/{total} pods | virtual {virtual}s | wall {duration}s',
+          hideCursor: true,
+          clearOnComplete: true,
+          fps: 5,
+        });
+        bar.start(total, value, payload());
+      }
+      bar?.update(value, payload());
+    },
+    stop() {
+      bar?.stop();
+      bar = undefined;
+    },
+  };
+}
+
+const f1 = (x: number) => x.toFixed(1);
+const f3 = (x: number) => x.toFixed(3);
+const int = (x: number) => Math.round(x).toLocaleString('en-US');
+const mib = (b: number) => `${(b / 2 ** 20).toFixed(0)} MiB`;
+
+/** The human table of one run. */
+export function formatFigures(f: BenchFigures, containers: number): string[] {
+  const lines = [
+    `podsim bench ${f.scenario}: ${int(f.nodes)} nodes, ${int(f.pods)} pods (${containers} container${containers === 1 ? '' : 's'} each), seed ${f.seed}, placement ${f.placement}`,
+    '',
+    'PHASE      WALL       VIRTUAL     PODS/WALL-S   PODS/VIRTUAL-S',
+    `create     ${`${f3(f.createWallSeconds)}s`.padEnd(10)} ${`${f1(f.virtualSeconds - f.deleteVirtualSeconds)}s`.padEnd(11)} -             -`,
+    `delete     ${`${f3(f.deleteWallSeconds)}s`.padEnd(10)} ${`${f1(f.deleteVirtualSeconds)}s`.padEnd(11)} ${int(f.deletionsPerWallSecond).padEnd(13)} ${f1(f.deletionsPerVirtualSecond)}`,
+    `total      ${`${f3(f.wallSeconds)}s`.padEnd(10)} ${`${f1(f.virtualSeconds)}s`.padEnd(11)} (${f1(f.timeCompression)} virtual s per wall s)`,
+    '',
+    `deletion latency, DELETE accepted → DELETED (virtual s): p50 ${f3(f.deleteLatencyP50)}  p90 ${f3(f.deleteLatencyP90)}  p99 ${f3(f.deleteLatencyP99)}  max ${f3(f.deleteLatencyMax)}`,
+    `engine: ${int(f.events)} events, ${int(f.messages)} messages (${int(f.messagesPerWallSecond)}/wall-s), ${int(f.windows)} windows, ${f.hostThreads} host thread${f.hostThreads === 1 ? '' : 's'}`,
+    `raw transport (same run): ${int(f.rawTransportMsgsPerSec)} msgs/s; engine/raw ${f3(f.engineToRawRatio)}`,
+    `memory: peak RSS ${mib(f.peakRssBytes)} (${int(f.rssBytesPerPod)} bytes per pod)`,
+    `checked: ${int(f.traceRecords)} trace records in ${f3(f.checkWallSeconds)}s wall; invariants: ${f.invariantsChecked} checked, ${f.violations} violation${f.violations === 1 ? '' : 's'}`,
+    `deleted ${int(f.deleted)}/${int(f.pods)}, lost ${int(f.lost)}; trace digest ${f.traceDigest || '-'}`,
+  ];
+  for (const v of f.violationSamples) lines.push(`  ${v}`);
+  if (f.failure) lines.push(`engine failure: ${f.failure}`);
+  lines.push(f.ok ? 'PASS' : 'FAIL');
+  return lines;
+}
+
+interface CommonFlags {
+  seed: number;
+  placement: string;
+  containers: number;
+  json?: boolean;
+  controlPlaneQps?: number;
+  events?: boolean;
+  rawMessages: number;
+}
+
+function addCommon(c: Command): Command {
+  return c
+    .option('--containers <c>', 'containers per pod', positiveInt('--containers'), 1)
+    .option('--seed <s>', 'run seed', parseSeed, 1)
+    .option('--placement <p>', 'single | per-actor | shards:N', parsePlacement, 'single')
+    .option('--control-plane-qps <q>', 'kube-controller-manager / kube-scheduler client QPS (default: unthrottled)', positiveNumber('--control-plane-qps'))
+    .option('--events', 'keep kubelet Events on (default off)')
+    .option('--raw-messages <n>', 'messages per side in the raw transport measurement', positiveInt('--raw-messages'), 200_000)
+    .option('--json', 'print ONE JSON line instead of the table');
+}
+
+/** Registers `bench storm | churn | scale` on the podsim program. `done(code)` records the exit code. */
+export function registerBenchCommands(program: Command, io: BenchIo, done: (code: number) => void): void {
+  const bench = program.command('bench').description('benchmarks: deletion throughput and latency at cluster scale');
+
+  addCommon(
+    bench
+      .command('storm')
+      .description('N nodes × P pods created through Deployments, then all deleted at once')
+      .option('--nodes <n>', 'nodes', positiveInt('--nodes'), 1000)
+      .option('--pods-per-node <p>', 'pods per node', positiveInt('--pods-per-node'), 100),
+  ).action(async (o: CommonFlags & { nodes: number; podsPerNode: number }) => {
+    const plan = stormPlan({ nodes: o.nodes, podsPerNode: o.podsPerNode, containers: o.containers, seed: o.seed, placement: o.placement, controlPlaneQps: o.controlPlaneQps, events: o.events });
+    const f = await runBenchPlan(plan, { progress: progressBar(), rawMessages: o.rawMessages });
+    if (o.json) io.out(JSON.stringify({ ...f, containers: o.containers, podsPerNode: o.podsPerNode }));
+    else for (const l of formatFigures(f, o.containers)) io.out(l);
+    done(f.ok ? 0 : 1);
+  });
+
+  addCommon(
+    bench
+      .command('churn')
+      .description('bare pods created at a steady rate, each deleted a fixed time after it is ready')
+      .option('--nodes <n>', 'nodes', positiveInt('--nodes'), 100)
+      .option('--rate <r>', 'pods created (and deleted) per virtual second', positiveNumber('--rate'), 100)
+      .option('--duration <s>', 'virtual seconds of creations', positiveNumber('--duration'), 60)
+      .option('--lifetime <s>', 'virtual seconds a pod runs before its DELETE', positiveNumber('--lifetime'), 10),
+  ).action(async (o: CommonFlags & { nodes: number; rate: number; duration: number; lifetime: number }) => {
+    const plan = churnPlan({
+      nodes: o.nodes,
+      rate: o.rate,
+      durationS: o.duration,
+      lifetimeS: o.lifetime,
+      containers: o.containers,
+      seed: o.seed,
+      placement: o.placement,
+      controlPlaneQps: o.controlPlaneQps,
+      events: o.events,
+    });
+    const f = await runBenchPlan(plan, { progress: progressBar(), rawMessages: o.rawMessages });
+    if (o.json) io.out(JSON.stringify({ ...f, containers: o.containers, rate: o.rate, durationS: o.duration, lifetimeS: o.lifetime }));
+    else for (const l of formatFigures(f, o.containers)) io.out(l);
+    done(f.ok ? 0 : 1);
+  });
+
+  addCommon(
+    bench
+      .command('scale')
+      .description('the storm at several sizes (each in its own process): how the per-pod wall cost grows')
+      .option('--sizes <list>', 'pod counts', parseSizes, [1_000, 10_000, 100_000, 150_000])
+      .option('--pods-per-node <p>', 'pods per node (nodes = pods / this)', positiveInt('--pods-per-node'), 100),
+  ).action(async (o: CommonFlags & { sizes: number[]; podsPerNode: number }) => {
+    const runs: Array<BenchFigures & { deleteWallUsPerPod: number; wallUsPerPod: number }> = [];
+    for (const pods of o.sizes) {
+      const nodes = Math.max(1, Math.ceil(pods / o.podsPerNode));
+      if (!o.json) io.err(`storm: ${nodes} nodes × ${o.podsPerNode} pods …`);
+      const args = ['bench', 'storm', '--json', '--nodes', String(nodes), '--pods-per-node', String(o.podsPerNode), '--containers', String(o.containers), '--seed', String(o.seed), '--placement', o.placement];
+      if (o.controlPlaneQps !== undefined) args.push('--control-plane-qps', String(o.controlPlaneQps));
+      if (o.events) args.push('--events');
+      args.push('--raw-messages', String(o.rawMessages));
+      const f = await runChild(args);
+      runs.push({ ...f, deleteWallUsPerPod: Math.round((f.deleteWallSeconds / f.pods) * 1e6 * 10) / 10, wallUsPerPod: Math.round((f.wallSeconds / f.pods) * 1e6 * 10) / 10 });
+    }
+    const base = runs[0];
+    const growth = runs.map((r) => ({
+      pods: r.pods,
+      deleteWallUsPerPod: r.deleteWallUsPerPod,
+      vsFirst: base.deleteWallUsPerPod > 0 ? Number((r.deleteWallUsPerPod / base.deleteWallUsPerPod).toFixed(3)) : 0,
+    }));
+    const ok = runs.every((r) => r.ok);
+    if (o.json) {
+      io.out(JSON.stringify({ scenario: 'scale', seed: o.seed, placement: o.placement, podsPerNode: o.podsPerNode, containers: o.containers, ok, growth, runs }));
+    } else {
+      io.out(`podsim bench scale: storm at ${o.sizes.map(int).join(', ')} pods (${o.podsPerNode} per node), seed ${o.seed}, placement ${o.placement}`);
+      io.out('');
+      io.out('PODS      NODES   WALL      DELETE-WALL  DEL/WALL-S  µs/POD (DELETE)  ×FIRST  µs/POD (ALL)  P99 (v s)  RSS/POD   LOST  VIOLATIONS');
+      for (const r of runs) {
+        const g = growth.find((x) => x.pods === r.pods)!;
+        io.out(
+          [
+            int(r.pods).padEnd(9),
+            int(r.nodes).padEnd(7),
+            `${f1(r.wallSeconds)}s`.padEnd(9),
+            `${f3(r.deleteWallSeconds)}s`.padEnd(12),
+            int(r.deletionsPerWallSecond).padEnd(11),
+            f1(r.deleteWallUsPerPod).padEnd(16),
+            g.vsFirst.toFixed(2).padEnd(7),
+            f1(r.wallUsPerPod).padEnd(13),
+            f3(r.deleteLatencyP99).padEnd(10),
+            `${int(r.rssBytesPerPod)} B`.padEnd(9),
+            String(r.lost).padEnd(5),
+            String(r.violations),
+          ].join(' '),
+        );
+      }
+      io.out(ok ? 'PASS' : 'FAIL');
+    }
+    done(ok ? 0 : 1);
+  });
+}
+
+/** Runs `podsim <args>` in a child process (its own heap and peak RSS) and parses its JSON line. */
+function runChild(args: string[]): Promise<BenchFigures> {
+  const cli = fileURLToPath(new URL('../cli.js', import.meta.url));
+  return new Promise((resolve, reject) => {
+    // stderr is inherited: the child's progress bar draws on this terminal.
+    const child = spawn(process.execPath, [...process.execArgv, cli, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let stdout = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const line = stdout.split('\n').find((l) => l.startsWith('{'));
+      if (line) resolve(JSON.parse(line) as BenchFigures);
+      else reject(new Error(`podsim ${args.join(' ')} exited ${code} without a JSON line`));
+    });
+  });
+}

@@ -1,0 +1,225 @@
+/**
+ * Runs a bench plan (`stormPlan.ts`) on the threaded engine and measures it: wall time of the
+ * creation phase and of the deletion phase (the run is paused at the virtual instant of the mass
+ * DELETE, which the driver announces through the `bench.deleteAtS` counter), engine messages
+ * and windows, peak RSS, the deletion SLI percentiles (hdr-histogram-js over the driver's
+ * per-pod latencies), the invariant checkers over the collected trace, and the raw transport
+ * rate of this machine measured in the same process afterwards. Timings are reported, never
+ * asserted.
+ */
+import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
+import { build } from 'hdr-histogram-js';
+import { US_PER_SECOND, type TraceRecord } from '@podsim/api';
+import type { Placement } from '@podsim/api/protocol/control';
+import { Simulation, SimulationError, type SimulationMetrics } from '@podsim/sim';
+import { TraceModel } from '../checkers/model.js';
+import { INVARIANTS, checkInvariants } from '../checkers/invariants.js';
+import { resolveModule } from '../engine.js';
+import type { StormResult } from '../driver/stormDriver.js';
+import type { BenchPlan } from './stormPlan.js';
+import { measureRawTransport } from './rawTransport.js';
+
+/**
+ * What the bench collects: what the invariant checkers read (api writes and requests, the
+ * runtime's process lifecycle, the kubelet's spans) and the driver's result; the same as a
+ * scenario run minus the driver's printed rows (the bench prints none). Every record is still
+ * folded into the trace digest.
+ */
+export const BENCH_TRACE_KINDS: readonly string[] = ['api.write', 'api.request', 'cri.start', 'cri.signal', 'cri.exit', 'cri.exec', 'kubelet.', 'engine.', 'fault.', 'bench.'];
+
+/** Progress callbacks (the CLI draws a bar on stderr). */
+export interface BenchProgress {
+  phase(name: 'create' | 'delete' | 'check', total: number): void;
+  update(value: number, virtualSeconds: number): void;
+  stop(): void;
+}
+
+export interface BenchRunOptions {
+  readonly progress?: BenchProgress;
+  /** Skip the raw transport measurement (tests). */
+  readonly skipRaw?: boolean;
+  /** Messages per side in the raw transport measurement (default 200,000). */
+  readonly rawMessages?: number;
+  readonly hostTimeoutMs?: number;
+}
+
+/** The figures of one bench run (also the `--json` line). Times: wall seconds unless named virtual. */
+export interface BenchFigures {
+  readonly scenario: string;
+  readonly seed: number;
+  readonly placement: string;
+  readonly nodes: number;
+  readonly pods: number;
+  readonly created: number;
+  readonly deleted: number;
+  /** Pods that never reached DELETED, plus pods with a container still running at the end. */
+  readonly lost: number;
+  readonly ok: boolean;
+  readonly end: string;
+  readonly wallSeconds: number;
+  readonly createWallSeconds: number;
+  readonly deleteWallSeconds: number;
+  readonly virtualSeconds: number;
+  readonly deleteVirtualSeconds: number;
+  /** Deleted pods per wall second of the deletion phase (first DELETE to last DELETED). */
+  readonly deletionsPerWallSecond: number;
+  /** Deleted pods per virtual second of the deletion phase (what the simulated cluster achieves). */
+  readonly deletionsPerVirtualSecond: number;
+  /** Virtual seconds per wall second, whole run. */
+  readonly timeCompression: number;
+  readonly deleteLatencyP50: number;
+  readonly deleteLatencyP90: number;
+  readonly deleteLatencyP99: number;
+  readonly deleteLatencyMax: number;
+  readonly events: number;
+  readonly messages: number;
+  readonly messagesPerWallSecond: number;
+  readonly remoteMessages: number;
+  readonly windows: number;
+  readonly hostThreads: number;
+  readonly peakRssBytes: number;
+  readonly rssBytesPerPod: number;
+  readonly traceRecords: number;
+  readonly invariantsChecked: number;
+  readonly violations: number;
+  readonly violationSamples: readonly string[];
+  readonly checkWallSeconds: number;
+  readonly rawTransportMsgsPerSec: number;
+  readonly engineToRawRatio: number;
+  readonly traceDigest: string;
+  readonly failure?: string;
+  readonly machine: { readonly cpus: number; readonly memGiB: number; readonly node: string; readonly loadAvg: readonly number[] };
+}
+
+const round = (x: number, d = 0) => Number(x.toFixed(d));
+
+/** Virtual µs per run segment while the run is paused regularly for progress. */
+const SEGMENT_US = US_PER_SECOND;
+
+export async function runBenchPlan(plan: BenchPlan, opts: BenchRunOptions = {}): Promise<BenchFigures> {
+  const progress = opts.progress;
+  const t0 = performance.now();
+  const sim = await Simulation.create({
+    seed: plan.seed,
+    actors: plan.actors.map((a) => ({ id: a.id, module: resolveModule(a.module), config: a.config })),
+    placement: plan.placement as Placement,
+    latency: plan.latency,
+    traceFilter: BENCH_TRACE_KINDS,
+    hostTimeoutMs: opts.hostTimeoutMs ?? 120_000,
+  });
+  let failure: string | undefined;
+  let end = 'bound';
+  let deleteAtUs: number | undefined;
+  let tDelete: number | undefined;
+  let now = 0;
+  let metrics: SimulationMetrics | undefined;
+  let traces: TraceRecord[] = [];
+  let digest = '';
+  let tEnd = t0;
+  try {
+    progress?.phase('create', plan.pods);
+    for (;;) {
+      const target = Math.min(deleteAtUs !== undefined && now < deleteAtUs ? deleteAtUs : now + SEGMENT_US, plan.maxVirtualUs);
+      const r = await sim.runUntil(target);
+      now = r.now;
+      metrics = await sim.metrics();
+      const c = metrics.counters;
+      if (deleteAtUs === undefined && c['bench.deleteAtS'] !== undefined) deleteAtUs = c['bench.deleteAtS'] * US_PER_SECOND;
+      if (deleteAtUs !== undefined && tDelete === undefined && now >= deleteAtUs) {
+        tDelete = performance.now();
+        progress?.phase('delete', plan.pods);
+      }
+      progress?.update(tDelete === undefined ? (c['bench.ready'] ?? 0) : (c['bench.deleted'] ?? 0), now / US_PER_SECOND);
+      if (r.reason !== 'target') {
+        end = r.reason;
+        break;
+      }
+      if (now >= plan.maxVirtualUs) break;
+    }
+    tEnd = performance.now();
+    digest = await sim.digest();
+    traces = await sim.traces();
+  } catch (err) {
+    if (!(err instanceof SimulationError)) throw err;
+    tEnd = performance.now();
+    failure = `${err.failure.kind}: ${err.failure.message}`;
+    end = 'failed';
+    traces = await sim.traces().catch(() => []);
+  } finally {
+    await sim.close();
+  }
+  progress?.stop();
+
+  // ---- judge ---------------------------------------------------------------------------------
+  const tCheck = performance.now();
+  const resultRec = traces.findLast((r) => r.kind === 'bench.result');
+  const result = resultRec?.data as unknown as StormResult | undefined;
+  const model = new TraceModel(traces);
+  const violations = checkInvariants(model, { epochUnixSeconds: 0 });
+  let stillRunning = 0;
+  const runningPods = new Set<string>();
+  for (const p of model.processes) if (p.exitedAt === undefined) runningPods.add(p.podUid);
+  stillRunning = runningPods.size;
+  const checkWallSeconds = (performance.now() - tCheck) / 1000;
+
+  const hist = build({ bitBucketSize: 64, numberOfSignificantValueDigits: 3, lowestDiscernibleValue: 1, highestTrackableValue: 24 * 3600 * US_PER_SECOND });
+  for (const l of result?.latenciesUs ?? []) hist.recordValue(Math.max(1, l));
+  const pct = (p: number) => (hist.totalCount > 0 ? round(hist.getValueAtPercentile(p) / US_PER_SECOND, 3) : 0);
+  const latMax = hist.totalCount > 0 ? round(hist.maxValue / US_PER_SECOND, 3) : 0;
+  hist.destroy();
+
+  const peakRssBytes = process.resourceUsage().maxRSS * 1024;
+  const m = metrics;
+  const wallSeconds = (tEnd - t0) / 1000;
+  const createWallSeconds = ((tDelete ?? tEnd) - t0) / 1000;
+  const deleteWallSeconds = tDelete !== undefined ? (tEnd - tDelete) / 1000 : 0;
+  const deleted = result?.deleted ?? 0;
+  const deleteVirtualUs = result?.lastDeletedUs !== undefined && result.deleteAtUs !== undefined ? result.lastDeletedUs - result.deleteAtUs : 0;
+  const messages = m?.messages ?? 0;
+  const meanBatch = m && m.remoteMessages > 0 ? m.remoteMessages / Math.max(1, m.hosts.reduce((s, h) => s + h.batchesSent, 0)) : 64;
+  const raw = opts.skipRaw ? 0 : await measureRawTransport(meanBatch, opts.rawMessages);
+  const messagesPerWallSecond = wallSeconds > 0 ? messages / wallSeconds : 0;
+  const lost = (result ? result.pods - deleted : plan.pods) + stillRunning;
+  return {
+    scenario: plan.name,
+    seed: plan.seed,
+    placement: plan.placement,
+    nodes: plan.nodes,
+    pods: plan.pods,
+    created: result?.created ?? 0,
+    deleted,
+    lost,
+    ok: failure === undefined && end === 'stopped' && !result?.timedOut && lost === 0 && violations.length === 0 && (result?.deleteErrors ?? 0) === 0,
+    end,
+    wallSeconds: round(wallSeconds, 3),
+    createWallSeconds: round(createWallSeconds, 3),
+    deleteWallSeconds: round(deleteWallSeconds, 3),
+    virtualSeconds: round(now / US_PER_SECOND, 3),
+    deleteVirtualSeconds: round(deleteVirtualUs / US_PER_SECOND, 3),
+    deletionsPerWallSecond: deleteWallSeconds > 0 ? round(deleted / deleteWallSeconds) : 0,
+    deletionsPerVirtualSecond: deleteVirtualUs > 0 ? round(deleted / (deleteVirtualUs / US_PER_SECOND), 1) : 0,
+    timeCompression: wallSeconds > 0 ? round(now / US_PER_SECOND / wallSeconds, 2) : 0,
+    deleteLatencyP50: pct(50),
+    deleteLatencyP90: pct(90),
+    deleteLatencyP99: pct(99),
+    deleteLatencyMax: latMax,
+    events: m?.events ?? 0,
+    messages,
+    messagesPerWallSecond: round(messagesPerWallSecond),
+    remoteMessages: m?.remoteMessages ?? 0,
+    windows: m?.windows ?? 0,
+    hostThreads: m?.hostCount ?? 0,
+    peakRssBytes,
+    rssBytesPerPod: round(peakRssBytes / Math.max(1, plan.pods)),
+    traceRecords: traces.length,
+    invariantsChecked: INVARIANTS.length,
+    violations: violations.length,
+    violationSamples: violations.slice(0, 5).map((v) => `${v.invariant} at ${v.t / US_PER_SECOND}s: ${v.message}`),
+    checkWallSeconds: round(checkWallSeconds, 3),
+    rawTransportMsgsPerSec: round(raw),
+    engineToRawRatio: raw > 0 ? round(messagesPerWallSecond / raw, 3) : 0,
+    traceDigest: digest,
+    ...(failure !== undefined ? { failure } : {}),
+    machine: { cpus: availableParallelism() || cpus().length, memGiB: round(totalmem() / 2 ** 30, 1), node: process.version, loadAvg: loadavg().map((x) => round(x, 2)) },
+  };
+}

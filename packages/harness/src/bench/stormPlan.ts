@@ -1,0 +1,170 @@
+/**
+ * The cluster of `podsim bench`: N nodes (kubelet + CRI runtime each, 1.22 defaults: kubelet API
+ * QPS 5 / burst 10), the apiserver, kube-controller-manager, kube-scheduler and the bench driver
+ * (`src/driver/stormDriver.ts`), with Deployments whose pods behave like a mixed fleet on SIGTERM (seeded
+ * `podsim.dev/*` behaviour): half drain and exit within 0–5 s, a quarter ignore SIGTERM and are
+ * SIGKILLed when their 10 s grace ends, a quarter run an exec `sleep 3` preStop hook first.
+ * Deviations from a scenario run (all configuration, none in the deletion path): kubelet Events
+ * are off (their own token bucket; podsim's apiserver keeps Events forever), and the controller
+ * manager and scheduler clients are unthrottled unless `controlPlaneQps` is set (creation is not
+ * what the bench measures; at their default 20 / 50 QPS, 100k pods take over an hour to create).
+ */
+import type { Container, Deployment, Pod } from '@podsim/api';
+import { US_PER_SECOND } from '@podsim/api';
+import type { LatencyConfig } from '@podsim/sim';
+import { ACTOR_MODULES, DEFAULT_LINK, type ActorPlan } from '../scenario/compile.js';
+import type { StormDriverConfig } from '../driver/stormDriver.js';
+
+export const STORM_DRIVER_MODULE = '@podsim/harness/actor/stormDriverActor';
+export const BENCH_NAMESPACE = 'default';
+/** Largest ReplicaSet the bench creates (BurstReplicas: one RS sync creates ≤ 500 pods). */
+const PODS_PER_DEPLOYMENT = 500;
+const PAUSE_IMAGE = 'registry.k8s.io/pause:3.5';
+
+export interface StormOptions {
+  readonly nodes: number;
+  readonly podsPerNode: number;
+  readonly containers: number;
+  readonly seed: number;
+  readonly placement: string;
+  /** kube-controller-manager and kube-scheduler client QPS (≤ 0 or undefined: unthrottled). */
+  readonly controlPlaneQps?: number;
+  /** Keep kubelet Events on (default off). */
+  readonly events?: boolean;
+}
+
+export interface ChurnOptions extends Omit<StormOptions, 'podsPerNode'> {
+  /** Pod creations (and deletions) per virtual second. */
+  readonly rate: number;
+  /** Virtual seconds of creations. */
+  readonly durationS: number;
+  /** Virtual seconds a pod runs before its DELETE. */
+  readonly lifetimeS: number;
+}
+
+export interface BenchPlan {
+  readonly name: string;
+  readonly seed: number;
+  readonly placement: string;
+  readonly nodes: number;
+  readonly pods: number;
+  readonly actors: readonly ActorPlan[];
+  readonly latency: LatencyConfig;
+  readonly maxVirtualUs: number;
+}
+
+export const nodeName = (i: number, n: number): string => `node-${String(i).padStart(Math.max(4, String(n - 1).length), '0')}`;
+
+/** The pod template of behaviour class `k` (0–3) with `containers` containers. */
+export function stormTemplate(k: number, containers: number): { spec: Pod['spec']; annotations: Record<string, string> } {
+  const cls = k % 4;
+  const annotations: Record<string, string> =
+    cls === 2 ? { 'podsim.dev/on-sigterm': 'ignore' } : cls === 3 ? { 'podsim.dev/on-sigterm': 'exit:uniform(0s,2s):0' } : { 'podsim.dev/on-sigterm': 'exit:uniform(0s,5s):0' };
+  const cs: Container[] = Array.from({ length: containers }, (_, i) => ({
+    name: `c${i}`,
+    image: PAUSE_IMAGE,
+    ...(cls === 3 ? { lifecycle: { preStop: { exec: { command: ['sleep', '3'] } } } } : {}),
+  }));
+  return { spec: { containers: cs, terminationGracePeriodSeconds: cls === 2 ? 10 : 30 }, annotations };
+}
+
+function deployment(i: number, replicas: number, containers: number): Deployment {
+  const name = `storm-${String(i).padStart(3, '0')}`;
+  const labels = { app: name, bench: 'storm' };
+  const { annotations, spec } = stormTemplate(i, containers);
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name, namespace: BENCH_NAMESPACE, labels },
+    spec: {
+      replicas,
+      selector: { matchLabels: { app: name } },
+      template: { metadata: { labels, annotations }, spec },
+    },
+  } as Deployment;
+}
+
+function clusterActors(opts: Omit<StormOptions, 'podsPerNode'>, podsPerNode: number): ActorPlan[] {
+  const qps = opts.controlPlaneQps !== undefined && opts.controlPlaneQps > 0 ? opts.controlPlaneQps : 0;
+  const control = qps > 0 ? { kubeAPIQPS: qps, kubeAPIBurst: 2 * qps } : { kubeAPIQPS: 0 };
+  const capacityPods = String(Math.max(110, Math.ceil(podsPerNode * 1.1)));
+  const actors: ActorPlan[] = [
+    { id: 'apiserver', module: ACTOR_MODULES.apiserver, config: {} },
+    { id: 'kube-controller-manager', module: ACTOR_MODULES.controllerManager, config: control },
+    { id: 'kube-scheduler', module: ACTOR_MODULES.scheduler, config: control },
+  ];
+  for (let i = 0; i < opts.nodes; i++) {
+    const n = nodeName(i, opts.nodes);
+    actors.push({
+      id: `kubelet/${n}`,
+      module: ACTOR_MODULES.kubelet,
+      config: {
+        nodeName: n,
+        nodeIP: `10.0.${Math.floor(i / 250)}.${(i % 250) + 1}`,
+        eventsEnabled: opts.events ?? false,
+        capacity: { cpu: '1000', memory: '4Ti', pods: capacityPods, 'ephemeral-storage': '100Gi' },
+      },
+    });
+    actors.push({ id: `runtime/${n}`, module: ACTOR_MODULES.runtime, config: { nodeName: n, podCidr: `10.${244 + Math.floor(i / 256)}.${i % 256}.0/24` } });
+  }
+  return actors;
+}
+
+/** The storm: `nodes × podsPerNode` pods through Deployments of ≤ 500 replicas, then all deleted at once. */
+export function stormPlan(opts: StormOptions): BenchPlan {
+  const pods = opts.nodes * opts.podsPerNode;
+  const count = Math.max(4, Math.ceil(pods / PODS_PER_DEPLOYMENT));
+  const deployments: Deployment[] = [];
+  for (let i = 0; i < count; i++) {
+    const replicas = Math.floor(pods / count) + (i < pods % count ? 1 : 0);
+    if (replicas > 0) deployments.push(deployment(i, replicas, opts.containers));
+  }
+  // Creation is bounded by the kubelets' 5 QPS (a few requests per pod) and deletion by the
+  // same plus the grace periods: allow generously, the driver stops the run as soon as it is done.
+  const timeoutUs = (600 + 4 * opts.podsPerNode) * US_PER_SECOND;
+  const driver: StormDriverConfig = { mode: 'storm', namespace: BENCH_NAMESPACE, deployments, pods, timeoutUs };
+  return {
+    name: 'storm',
+    seed: opts.seed,
+    placement: opts.placement,
+    nodes: opts.nodes,
+    pods,
+    actors: [...clusterActors(opts, opts.podsPerNode), { id: 'driver', module: STORM_DRIVER_MODULE, config: driver }],
+    latency: { default: DEFAULT_LINK },
+    maxVirtualUs: timeoutUs + 60 * US_PER_SECOND,
+  };
+}
+
+/** Churn: bare pods created at `rate` per virtual second for `durationS`, each deleted `lifetimeS` after it is ready. */
+export function churnPlan(opts: ChurnOptions): BenchPlan {
+  const pods = Math.floor(opts.rate * opts.durationS);
+  const labels = { bench: 'churn' };
+  const { annotations, spec } = stormTemplate(0, opts.containers);
+  const template = {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { generateName: 'churn-', namespace: BENCH_NAMESPACE, labels, annotations },
+    spec,
+  } as Pod;
+  const durationUs = opts.durationS * US_PER_SECOND;
+  const timeoutUs = durationUs + (600 + opts.lifetimeS) * US_PER_SECOND;
+  const driver: StormDriverConfig = {
+    mode: 'churn',
+    namespace: BENCH_NAMESPACE,
+    deployments: [],
+    pods,
+    timeoutUs,
+    churn: { ratePerSecond: opts.rate, durationUs, lifetimeUs: opts.lifetimeS * US_PER_SECOND, template },
+  };
+  const perNode = Math.ceil((opts.rate * (opts.lifetimeS + 60)) / Math.max(1, opts.nodes));
+  return {
+    name: 'churn',
+    seed: opts.seed,
+    placement: opts.placement,
+    nodes: opts.nodes,
+    pods,
+    actors: [...clusterActors(opts, perNode), { id: 'driver', module: STORM_DRIVER_MODULE, config: driver }],
+    latency: { default: DEFAULT_LINK },
+    maxVirtualUs: timeoutUs + 60 * US_PER_SECOND,
+  };
+}
