@@ -63,6 +63,7 @@ export class Gateway {
   private readonly waiters = new Set<(r: ApiResult) => void>();
   private readonly watches = new Map<string, WatchEntry>();
   private nextWatch = 0;
+  private stray = 0;
   private inflight = 0;
   private wake: (() => void) | undefined;
   private closing = false;
@@ -132,6 +133,14 @@ export class Gateway {
   /** Engine failure message, once failed. */
   get failure(): string | undefined {
     return this.failed;
+  }
+
+  /**
+   * Watch events that named only watches the gateway no longer has (a stream the client closed,
+   * until its ApiUnwatch reaches the apiserver). Stays flat once every unwatch has arrived.
+   */
+  get strayEvents(): number {
+    return this.stray;
   }
 
   /** Open watch streams. */
@@ -259,10 +268,14 @@ export class Gateway {
     for (const env of this.sim.takeMailbox(GATEWAY_ACTOR)) {
       const body = env.body as ApiWatchEvent;
       if (body.type !== 'ApiWatchEvent') continue;
+      let delivered = false;
       for (const id of body.watchIds) {
         const w = this.watches.get(id);
-        if (w) this.deliver(id, w, body.event);
+        if (!w) continue;
+        delivered = true;
+        this.deliver(id, w, body.event);
       }
+      if (!delivered) this.stray++;
     }
   }
 
