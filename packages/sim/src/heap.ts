@@ -73,10 +73,32 @@ function keyLess(x: EventKey, y: EventKey): boolean {
 
 /** The engine's event queue: a min-heap on {@link EventKey}. */
 export class EventHeap<T extends EventKey> {
-  private readonly a: T[] = [];
+  private a: T[] = [];
 
   get size(): number {
     return this.a.length;
+  }
+
+  /**
+   * Drops every item for which `keep` is false and restores the heap (Floyd's bottom-up build,
+   * O(n)). Pop order of the kept items is unchanged: the key is a total order.
+   */
+  retain(keep: (item: T) => boolean): void {
+    const a = this.a.filter(keep);
+    for (let i = (a.length >> 1) - 1; i >= 0; i--) {
+      const item = a[i];
+      let j = i;
+      for (;;) {
+        let m = 2 * j + 1;
+        if (m >= a.length) break;
+        if (m + 1 < a.length && keyLess(a[m + 1], a[m])) m++;
+        if (!keyLess(a[m], item)) break;
+        a[j] = a[m];
+        j = m;
+      }
+      a[j] = item;
+    }
+    this.a = a;
   }
 
   peek(): T | undefined {

@@ -181,6 +181,11 @@ export class HostCore {
   messagesSent = 0;
   private currentType = '';
   private currentActor = '';
+  /**
+   * Cancelled timers still in the queue (a reply cancels its request's timeout, which would
+   * otherwise sit in the heap until it was due: with 60 s timeouts, tens of entries per pod).
+   */
+  private cancelledQueued = 0;
 
   constructor(private readonly opts: HostCoreOptions) {
     this.actorIds = [...opts.allActorIds].sort();
@@ -431,7 +436,11 @@ export class HostCore {
   }
 
   private fireTimer(la: LocalActor, t: TimerEntry): void {
-    if (t.cancelled || t.inc !== la.incarnation || la.actor === null) return;
+    if (t.cancelled) {
+      this.cancelledQueued--;
+      return;
+    }
+    if (t.inc !== la.incarnation || la.actor === null) return;
     la.timers.delete(t.id);
     la.digest.num(this.now);
     la.digest.num(t.id);
@@ -598,6 +607,11 @@ export class HostCore {
     if (t) {
       t.cancelled = true;
       la.timers.delete(id);
+      // Compact once dead timers are most of the queue (bounded garbage, O(1) amortised).
+      if (++this.cancelledQueued > 4096 && 2 * this.cancelledQueued > this.queue.size) {
+        this.queue.retain((ev) => ev.kind !== EV_TIMER || !ev.timer!.cancelled);
+        this.cancelledQueued = 0;
+      }
     }
   }
 
