@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { stringify as stringifyYaml } from 'yaml';
 import type { Status } from '@podsim/api';
 import { Gateway, type GatewayOptions, type WatchSink } from './gateway.js';
-import { DEFAULT_MAX_BODY_BYTES, entityTooLarge, internalError, route, type OutputFormat } from './http.js';
+import { DEFAULT_MAX_BODY_BYTES, badRequest, entityTooLarge, internalError, route, type OutputFormat } from './http.js';
 import type { ServePlan } from './servePlan.js';
 
 export interface ServeOptions extends GatewayOptions {
@@ -176,8 +176,11 @@ export async function startServer(plan: ServePlan, opts: ServeOptions = {}): Pro
   // Bounds on the request side: headers within 30 s, the whole request within 60 s.
   server.headersTimeout = 30_000;
   server.requestTimeout = 60_000;
-  server.on('clientError', (_err, socket) => {
-    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n');
+  // A request node:http cannot even parse (bad request line, oversized headers): a 400 Status.
+  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable) return;
+    const body = JSON.stringify(badRequest(`malformed HTTP request: ${err.code ?? err.message}`));
+    socket.end(`HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
   });
 
   try {
