@@ -16,6 +16,8 @@ export const CONTAINER_RESTART_COUNT_ANNOTATION = 'io.kubernetes.container.resta
 export const POD_DELETION_GRACE_PERIOD_ANNOTATION = 'io.kubernetes.pod.deletionGracePeriod';
 export const POD_TERMINATION_GRACE_PERIOD_ANNOTATION = 'io.kubernetes.pod.terminationGracePeriod';
 export const CONTAINER_PRESTOP_HANDLER_ANNOTATION = 'io.kubernetes.container.preStopHandler';
+/** `containerPortsLabel`: the container's ports as JSON (labels.go `newContainerAnnotations`). */
+export const CONTAINER_PORTS_ANNOTATION = 'io.kubernetes.container.ports';
 
 /** `kubecontainer.State`. */
 export type RuntimeContainerState = 'created' | 'running' | 'exited' | 'unknown';

@@ -146,9 +146,37 @@ interface ContainerRec<T> {
   termTimer: TimerId | undefined;
   readonly stops: Set<StopWaiter<T>>;
   readonly execs: Set<ExecRec<T>>;
+  /** Host ports (`TCP/8080`) the process listens on while it runs (host-network sandboxes only). */
+  hostPorts: readonly string[];
 }
 
-type ExitCause = 'SIGKILL' | 'SIGTERM' | 'SIGTERM-handler' | 'crash';
+type ExitCause = 'SIGKILL' | 'SIGTERM' | 'SIGTERM-handler' | 'crash' | 'bind';
+
+/** The kubelet's container annotation with the container's ports as JSON (`containerPortsLabel`). */
+export const CONTAINER_PORTS_ANNOTATION = 'io.kubernetes.container.ports';
+/** Exit code of an application whose listen() failed (`bind: address already in use`). */
+export const EXIT_BIND_FAILED = 1;
+
+/**
+ * The host ports a container's process listens on: its declared container ports, when its
+ * sandbox shares the node's network namespace (`hostNetwork: true`, CRI NamespaceMode NODE). In a
+ * pod network namespace every pod has its own ports, so nothing can clash.
+ */
+export function hostPortsOf(sandbox: cri.PodSandboxConfig, container: cri.ContainerConfig): string[] {
+  if (sandbox.linux?.securityContext?.namespaceOptions?.network !== 'NODE') return [];
+  const raw = container.annotations[CONTAINER_PORTS_ANNOTATION];
+  if (raw === undefined) return [];
+  let ports: unknown;
+  try {
+    ports = JSON.parse(raw);
+  } catch {
+    return [];
+  }
+  if (!Array.isArray(ports)) return [];
+  return ports
+    .filter((p): p is { containerPort: number; protocol?: string } => typeof p === 'object' && p !== null && typeof (p as { containerPort?: unknown }).containerPort === 'number')
+    .map((p) => `${p.protocol ?? 'TCP'}/${p.containerPort}`);
+}
 
 type RuntimeTimer<T> =
   | { readonly k: 'exit'; readonly c: ContainerRec<T>; readonly code: number; readonly cause: 'crash' | 'SIGTERM-handler' }
@@ -198,6 +226,8 @@ export class CriRuntime<T> {
   private readonly containers = new Map<string, ContainerRec<T>>();
   /** containerd's name index: reserved sandbox/container name → id. */
   private readonly names = new Map<string, string>();
+  /** The node's listening sockets of host-network processes: `TCP/8080` → container id. */
+  private readonly hostPorts = new Map<string, string>();
   private readonly images = new Map<string, { readonly id: string; readonly size: number }>();
   private readonly imageConfig = new Map<string, { readonly pullUs?: DurationUs; readonly sizeBytes?: number }>();
   private readonly pulls = new Map<string, Pending<T>[]>();
@@ -435,6 +465,7 @@ export class CriRuntime<T> {
       termTimer: undefined,
       stops: new Set(),
       execs: new Set(),
+      hostPorts: [],
     };
     this.containers.set(c.id, c);
     s.containers.add(c.id);
@@ -454,6 +485,16 @@ export class CriRuntime<T> {
     c.startupUs = sampleUs(b.startup, this.h.stream('startup'));
     if (b.unhealthyAfter && appliesToAttempt(b.unhealthyAttempts, attempt)) c.unhealthyAtUs = sampleUs(b.unhealthyAfter, this.h.stream('unhealthy'));
     this.traceProc('cri.start', c, 'start');
+    // A host-network process binds its ports in the node's namespace: if another running process
+    // still holds one (the old replica of a force-deleted pod, C04) listen() fails and the
+    // application exits at once, as a server does on `bind: address already in use`.
+    const ports = hostPortsOf(c.sandbox.config, c.config);
+    if (ports.some((k) => this.hostPorts.has(k))) {
+      this.exit(c, EXIT_BIND_FAILED, 'bind');
+      return this.finish(p, { type: 'StartContainerResult' });
+    }
+    c.hostPorts = ports;
+    for (const k of ports) this.hostPorts.set(k, c.id);
     if (b.crash && appliesToAttempt(b.crashAttempts, attempt)) {
       const after = sampleUs(b.crash.after, this.h.stream('crash'));
       c.crashTimer = this.h.setTimer(after, { k: 'exit', c, code: b.crash.exitCode, cause: 'crash' } satisfies RuntimeTimer<T>);
@@ -567,6 +608,8 @@ export class CriRuntime<T> {
     if (c.crashTimer !== undefined) this.h.cancelTimer(c.crashTimer);
     if (c.termTimer !== undefined) this.h.cancelTimer(c.termTimer);
     c.crashTimer = c.termTimer = undefined;
+    for (const k of c.hostPorts) if (this.hostPorts.get(k) === c.id) this.hostPorts.delete(k);
+    c.hostPorts = [];
     this.traceProc('cri.exit', c, `exit ${code}`, { exitCode: code, reason: c.reason, cause });
     for (const e of [...c.execs]) this.endExec(e, true);
     for (const w of c.stops) {

@@ -21,11 +21,26 @@ export interface PodSandboxMetadata {
   readonly attempt: number;
 }
 
+/** CRI `PortMapping` (`port_mappings` of PodSandboxConfig). */
+export interface PortMapping {
+  readonly protocol?: 'TCP' | 'UDP' | 'SCTP';
+  readonly containerPort: number;
+  readonly hostPort?: number;
+  readonly hostIp?: string;
+}
+
+/** CRI `NamespaceMode`: the pod's own namespace, the container's, or the node's (`hostNetwork: true`). */
+export type NamespaceMode = 'POD' | 'CONTAINER' | 'NODE';
+
 export interface PodSandboxConfig {
   readonly metadata: PodSandboxMetadata;
   readonly hostname?: string;
   readonly labels: Record<string, string>;
   readonly annotations: Record<string, string>;
+  /** Ports of every container (`generatePodSandboxConfig`); omitted when there are none. */
+  readonly portMappings?: readonly PortMapping[];
+  /** `linux.security_context.namespace_options`: network `NODE` for a hostNetwork pod. */
+  readonly linux?: { readonly securityContext?: { readonly namespaceOptions?: { readonly network?: NamespaceMode } } };
 }
 
 export interface PodSandbox {

@@ -16,6 +16,7 @@ import {
   convertPodStatusToRunningPod,
   findContainerStatusByName,
   KUBERNETES_CONTAINER_NAME_LABEL,
+  CONTAINER_PORTS_ANNOTATION,
   KUBERNETES_POD_NAME_LABEL,
   KUBERNETES_POD_NAMESPACE_LABEL,
   KUBERNETES_POD_UID_LABEL,
@@ -73,14 +74,28 @@ export interface RuntimeSyncDeps extends KillDeps {
   readonly backoff: Backoff;
 }
 
-/** `generatePodSandboxConfig`: pod labels + identity labels, all pod annotations. */
+/**
+ * `generatePodSandboxConfig`: pod labels + identity labels, all pod annotations, the port mappings
+ * of every container, and (`generatePodSandboxLinuxConfig` → `namespacesForPod`) the node's
+ * network namespace for a hostNetwork pod.
+ */
 export function podSandboxConfig(pod: Pod, attempt: number): cri.PodSandboxConfig {
   const m = pod.metadata;
+  const portMappings: cri.PortMapping[] = pod.spec.containers.flatMap((c) =>
+    (c.ports ?? []).map((p) => ({
+      protocol: (p.protocol ?? 'TCP') as 'TCP' | 'UDP' | 'SCTP',
+      containerPort: p.containerPort,
+      ...(p.hostPort !== undefined ? { hostPort: p.hostPort } : {}),
+      ...(p.hostIP !== undefined ? { hostIp: p.hostIP } : {}),
+    })),
+  );
   return {
     metadata: { name: m.name!, namespace: m.namespace ?? 'default', uid: m.uid!, attempt },
     hostname: m.name,
     labels: { ...m.labels, [KUBERNETES_POD_NAME_LABEL]: m.name!, [KUBERNETES_POD_NAMESPACE_LABEL]: m.namespace ?? 'default', [KUBERNETES_POD_UID_LABEL]: m.uid! },
     annotations: { ...m.annotations },
+    ...(portMappings.length > 0 ? { portMappings } : {}),
+    ...(pod.spec.hostNetwork ? { linux: { securityContext: { namespaceOptions: { network: 'NODE' as const } } } } : {}),
   };
 }
 
@@ -101,6 +116,7 @@ export function containerConfig(pod: Pod, c: Container, restartCount: number): c
   if (pod.spec.terminationGracePeriodSeconds !== undefined) annotations[POD_TERMINATION_GRACE_PERIOD_ANNOTATION] = String(pod.spec.terminationGracePeriodSeconds);
   if (m.deletionGracePeriodSeconds !== undefined) annotations[POD_DELETION_GRACE_PERIOD_ANNOTATION] = String(m.deletionGracePeriodSeconds);
   if (c.lifecycle?.preStop) annotations[CONTAINER_PRESTOP_HANDLER_ANNOTATION] = JSON.stringify(c.lifecycle.preStop);
+  if (c.ports !== undefined) annotations[CONTAINER_PORTS_ANNOTATION] = JSON.stringify(c.ports);
   return {
     metadata: { name: c.name, attempt: restartCount },
     image: { image: c.image ?? '' },
