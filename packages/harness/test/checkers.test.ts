@@ -177,6 +177,39 @@ test('a SIGTERM while the preStop hook is still being waited for is a violation'
   t.deepEqual(violations(r), []);
 });
 
+test('a client DELETE that the apiserver turned into grace 0 (spec terminationGracePeriodSeconds 0, C06) is a force delete, not a removal while running', (t) => {
+  // The pod's container still runs when the object goes: the request carried no grace, but the
+  // graceful-delete update written just before DELETED has dgps 0 (CheckGracefulDelete took TGPS 0).
+  const r = good().filter((x) => x.t < 10 * S);
+  const pod = { resource: 'pods', namespace: 'default', name: 'p', uid: 'u1', phase: 'Running', nodeName: 'node-1', deletionTimestamp: ts(10), deletionGracePeriodSeconds: 0 };
+  r.push(
+    { t: 10 * S, actor: 'apiserver', kind: 'api.write', data: { ...pod, event: 'MODIFIED', rv: '20' } },
+    { t: 10 * S, actor: 'apiserver', kind: 'api.write', data: { ...pod, event: 'DELETED', rv: '21' } },
+    { t: 10 * S, actor: 'apiserver', kind: 'api.request', data: { verb: 'delete', resource: 'pods', namespace: 'default', name: 'p', code: 200, client: 'driver' } },
+  );
+  t.deepEqual(violations(r), []);
+  // A graceful removal (dgps 30) with the container running is still a violation.
+  for (const w of r.filter((x) => x.kind === 'api.write' && x.t === 10 * S)) w.data!.deletionGracePeriodSeconds = 30;
+  t.deepEqual(violations(r), ['no-removal-while-running']);
+});
+
+test('the kubelet grace may grow back to TGPS once a force delete made dgps 0 (calculateEffectiveGracePeriod; C04 variant B)', (t) => {
+  // killPod with grace 10 (`--grace-period=10`) fails and is retried with 30 after `--force`.
+  const r = good();
+  const k = 'kubelet/node-1';
+  const kp = at(r, (x) => x.kind === 'kubelet.killPod' && x.data?.ph === 'B');
+  r[kp].data!.gracePeriod = 10;
+  r[at(r, (x) => x.kind === 'kubelet.killPod' && x.data?.ph === 'E')].data!.gracePeriod = 10;
+  const force = { t: 11 * S, actor: 'apiserver', kind: 'api.write', data: { ...r[0].data, event: 'MODIFIED', rv: '30', phase: 'Running', nodeName: 'node-1', deletionTimestamp: ts(10), deletionGracePeriodSeconds: 0 } };
+  const retry = [
+    { t: 12.2 * S, actor: k, kind: 'kubelet.killPod', data: { podUid: 'u1', pod: 'default/p', gracePeriod: 30, ph: 'B', span: 10 } },
+    { t: 12.3 * S, actor: k, kind: 'kubelet.killPod', data: { podUid: 'u1', pod: 'default/p', gracePeriod: 30, ph: 'E', span: 10 } },
+  ];
+  t.deepEqual(violations([...r, ...retry]), ['grace-only-shrinks-kubelet'], 'growth without a force delete');
+  r.splice(at(r, (x) => x.kind === 'api.write' && x.data?.rv === '40'), 0, force);
+  t.deepEqual(violations([...r, ...retry]), []);
+});
+
 test('watch expectations compare (alias, READY, STATUS) rows exactly, or per pod', (t) => {
   const records = good().map((r, seq) => ({ ...r, seq, msg: r.kind }) as TraceRecord);
   const m = new TraceModel(records);

@@ -63,6 +63,10 @@ export function createActor(_id: string, config: unknown): Actor {
       if (p.status?.phase !== undefined) data.phase = p.status.phase;
       if (p.spec?.nodeName) data.nodeName = p.spec.nodeName;
     }
+    if (resource === 'replicasets') {
+      const replicas = (ev.object as { status?: { replicas?: number } }).status?.replicas;
+      data.statusReplicas = replicas ?? 0;
+    }
     if (m.finalizers?.length) data.finalizers = m.finalizers;
     ctx.trace('api.write', `${ev.type} ${resource} ${m.namespace ? `${m.namespace}/` : ''}${m.name} rv=${m.resourceVersion}`, data);
   };

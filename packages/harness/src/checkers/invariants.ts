@@ -74,7 +74,11 @@ export const INVARIANTS: readonly Invariant[] = [
           const terminal = last?.phase === 'Succeeded' || last?.phase === 'Failed';
           const cause = causeOf(m, d);
           const byKubelet = cause ? cause.client.startsWith('kubelet/') : m.finalDeletes.some((f) => f.podUid === uid && f.t <= d.t);
-          const forced = !byKubelet && (cause ? cause.gracePeriodSeconds === 0 : last?.deletionGracePeriodSeconds === 0);
+          // A force delete is any non-kubelet DELETE whose effective grace was 0: asked for by the
+          // client, or chosen by the apiserver (CheckGracefulDelete takes spec
+          // terminationGracePeriodSeconds 0 when the client sent none, C06) — the graceful-delete
+          // update written just before DELETED then carries deletionGracePeriodSeconds 0.
+          const forced = !byKubelet && (cause?.gracePeriodSeconds === 0 || last?.deletionGracePeriodSeconds === 0);
           if (unscheduled || terminal || forced) continue;
           out.push({
             invariant: this.id,
@@ -177,7 +181,7 @@ export const INVARIANTS: readonly Invariant[] = [
   {
     id: 'grace-only-shrinks-kubelet',
     spec: '§14.4',
-    title: 'per pod worker the kill grace never grows and the grace passed to the runtime is ≥ 1',
+    title: 'per pod worker the kill grace never grows (except back to TGPS after a force delete) and the grace passed to the runtime is ≥ 1',
     check(m) {
       const out: Violation[] = [];
       const groups = groupBy(m.spansOf('kubelet.killPod'), (s) => `${s.actor}|${s.incarnation}|${s.podUid}`);
@@ -187,7 +191,14 @@ export const INVARIANTS: readonly Invariant[] = [
           const gp = s.data.gracePeriod;
           if (typeof gp !== 'number') continue;
           if (gp < 1) out.push({ invariant: this.id, t: s.begin, message: `${s.actor} killPod(${String(s.data.pod)}) with grace ${gp} < 1` });
-          if (g !== undefined && gp > g) out.push({ invariant: this.id, t: s.begin, message: `${s.actor} killPod(${String(s.data.pod)}) grace grew from ${g} to ${gp}` });
+          // calculateEffectiveGracePeriod (pod_workers.go) takes deletionGracePeriodSeconds 0 (a
+          // force delete) as the smallest value, then treats 0 as unset and falls back to spec
+          // terminationGracePeriodSeconds: after `--grace-period=10` and then `--force` the grace
+          // grows back to TGPS (spec §5.2, §14.19). The trace has no TGPS, so growth is allowed
+          // once the API object had dgps 0.
+          const writes = m.podWrites.get(s.podUid) ?? [];
+          const lastDgps = writes.filter((w) => w.t <= s.begin && w.deletionGracePeriodSeconds !== undefined).at(-1)?.deletionGracePeriodSeconds;
+          if (g !== undefined && gp > g && lastDgps !== 0) out.push({ invariant: this.id, t: s.begin, message: `${s.actor} killPod(${String(s.data.pod)}) grace grew from ${g} to ${gp}` });
           g = gp;
         }
       }

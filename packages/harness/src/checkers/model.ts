@@ -21,6 +21,8 @@ export interface ApiWrite {
   readonly phase?: string;
   readonly nodeName?: string;
   readonly finalizers?: readonly string[];
+  /** ReplicaSets: `status.replicas` of the written object. */
+  readonly statusReplicas?: number;
 }
 
 export interface ApiRequest {
@@ -119,6 +121,7 @@ export class TraceModel {
             phase: str(d.phase),
             nodeName: str(d.nodeName),
             finalizers: Array.isArray(d.finalizers) ? (d.finalizers as string[]) : undefined,
+            statusReplicas: num(d.statusReplicas),
           };
           this.writes.push(w);
           if (w.resource === 'pods') {

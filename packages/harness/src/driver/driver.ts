@@ -23,7 +23,7 @@ import type {
 import { APISERVER_ACTOR } from '@podsim/api';
 import { parseLabelSelector, type ParsedLabelSelector } from '@podsim/apiserver/selectors/labels';
 import { PodInformer, conditionHolds } from './informer.js';
-import type { ApplyStep, DeleteStep, DriverConfig, DriverStep, FaultStep, ScaleStep, WaitStep, WatchStep } from './steps.js';
+import type { ApplyStep, DeleteStep, DriverConfig, DriverStep, FaultStep, PatchStep, ScaleStep, WaitStep, WatchStep } from './steps.js';
 
 /** Virtual µs after which an unanswered API call counts as failed (a fault ate it). */
 export const API_CALL_TIMEOUT_US = 30_000_000;
@@ -49,6 +49,18 @@ export function resourceOfKind(kind: string | undefined): ResourceName | undefin
   }
 }
 
+/** How kubectl names a resource's kind in its output (`pod`, `deployment.apps`). */
+export function kubectlKind(resource: ResourceName): string {
+  switch (resource) {
+    case 'deployments':
+      return 'deployment.apps';
+    case 'replicasets':
+      return 'replicaset.apps';
+    default:
+      return resource.replace(/s$/, '');
+  }
+}
+
 /** Cluster-scoped resources carry no namespace in requests. */
 export function isClusterScoped(resource: ResourceName): boolean {
   return resource === 'nodes' || resource === 'namespaces';
@@ -71,6 +83,8 @@ interface ActiveWait {
   readonly selector?: ParsedLabelSelector;
   readonly count: number;
   readonly timer: number;
+  /** Recorded with the step's end (`delete --wait`: what kubectl printed). */
+  readonly detail?: Record<string, unknown>;
 }
 
 function statusMessage(body: unknown): string {
@@ -131,7 +145,7 @@ export class Driver {
           const w = this.wait;
           this.wait = undefined;
           const timeoutUs = w.step.kind === 'wait' || w.step.kind === 'delete' ? w.step.timeoutUs : 0;
-          this.finish(ctx, w.step, false, `timed out after ${timeoutUs / 1e6}s waiting for ${w.condition}`);
+          this.finish(ctx, w.step, false, `timed out after ${timeoutUs / 1e6}s waiting for ${w.condition}`, w.detail);
         }
         return;
       case 'deletePoll':
@@ -182,6 +196,8 @@ export class Driver {
         return this.runDelete(ctx, step);
       case 'scale':
         return this.runScale(ctx, step);
+      case 'patch':
+        return this.runPatch(ctx, step);
       case 'wait':
         return this.runWait(ctx, step);
       case 'watch':
@@ -320,19 +336,34 @@ export class Driver {
     // With --all / -l kubectl ignores NotFound (another deleter won the race); by name it is an error.
     const ignoreNotFound = step.target.name === undefined;
     const failed = results.filter((r) => r.code >= 300 && !(ignoreNotFound && r.code === 404));
+    // What kubectl prints: its warning (stderr), then one line per object (delete.go PrintObj).
+    const kind = kubectlKind(step.target.resource);
+    const output = [
+      ...(step.warning !== undefined ? [`warning: ${step.warning}`] : []),
+      ...results
+        .filter((r) => !(ignoreNotFound && r.code === 404))
+        .map((r) =>
+          r.code < 300
+            ? `${kind} "${r.name}" ${step.verb}`
+            : r.code === 404
+              ? `Error from server (NotFound): ${step.target.resource} "${r.name}" not found`
+              : `Error from server: ${step.target.resource} "${r.name}": ${r.code}`,
+        ),
+    ];
     if (failed.length > 0 || !step.wait) {
       return this.finish(ctx, step, failed.length === 0, failed.length ? failed.map((f) => `${f.name}: ${f.code}`).join(', ') : undefined, {
         results,
+        output,
       });
     }
     const deleted = results.filter((r) => r.code < 300 && r.uid);
     const timer = ctx.setTimer(step.timeoutUs, { t: 'waitTimeout', step: step.index } satisfies TimerPayload);
     if (step.target.resource === 'pods') {
-      this.wait = { step, condition: 'gone', uids: new Set(deleted.map((r) => r.uid!)), count: 0, timer };
+      this.wait = { step, condition: 'gone', uids: new Set(deleted.map((r) => r.uid!)), count: 0, timer, detail: { results, output } };
       this.checkWait(ctx);
     } else {
       const polled = deleted.map((r) => ({ resource: step.target.resource, namespace: step.target.namespace, name: r.name, uid: r.uid! }));
-      this.wait = { step, condition: 'gone', polled, count: 0, timer };
+      this.wait = { step, condition: 'gone', polled, count: 0, timer, detail: { results, output } };
       this.pollDeleted(ctx);
     }
   }
@@ -380,7 +411,26 @@ export class Driver {
         patchType: 'merge',
         patch: { spec: { replicas: step.replicas } },
       } as Message,
-      (r) => this.finish(ctx, step, r.code < 300, r.code < 300 ? undefined : `${r.code} ${statusMessage(r.body)}`, { code: r.code }),
+      (r) =>
+        this.finish(ctx, step, r.code < 300, r.code < 300 ? undefined : `${r.code} ${statusMessage(r.body)}`, {
+          code: r.code,
+          output: [r.code < 300 ? `${kubectlKind(step.resource)}/${step.name} scaled` : `Error from server: ${statusMessage(r.body)}`],
+        }),
+      () => this.finish(ctx, step, false, 'patch timed out'),
+    );
+  }
+
+  // ---- patch / set image ------------------------------------------------------------------------
+
+  private runPatch(ctx: ActorContext, step: PatchStep): void {
+    this.api(
+      ctx,
+      { type: 'ApiPatch', resource: step.resource, namespace: step.namespace, name: step.name, patchType: step.patchType, patch: step.patch } as Message,
+      (r) =>
+        this.finish(ctx, step, r.code < 300, r.code < 300 ? undefined : `${r.code} ${statusMessage(r.body)}`, {
+          code: r.code,
+          output: [r.code < 300 ? step.success : `Error from server: ${statusMessage(r.body)}`],
+        }),
       () => this.finish(ctx, step, false, 'patch timed out'),
     );
   }
@@ -415,7 +465,7 @@ export class Driver {
   private completeWait(ctx: ActorContext, w: ActiveWait): void {
     this.wait = undefined;
     ctx.cancelTimer(w.timer);
-    this.finish(ctx, w.step, true);
+    this.finish(ctx, w.step, true, undefined, w.detail);
   }
 
   private startInformer(ctx: ActorContext): void {
@@ -522,6 +572,8 @@ export function describe(step: DriverStep): string {
       return step.command;
     case 'scale':
       return `${step.resource}/${step.name} --replicas=${step.replicas}`;
+    case 'patch':
+      return step.command;
     case 'wait':
       return `--for=${step.condition} ${step.target.name ?? (step.target.selector !== undefined ? `-l ${step.target.selector}` : '--all')}`;
     case 'sleep':

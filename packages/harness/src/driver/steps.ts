@@ -45,6 +45,27 @@ export interface DeleteStep extends StepBase {
   readonly timeoutUs: DurationUs;
   /** The command line as kubectl would print it, for reports. */
   readonly command: string;
+  /** kubectl's stderr warning before it deletes (`--force --grace-period=0`). */
+  readonly warning?: string;
+  /** What kubectl prints per deleted object: `deleted`, or `force deleted` when the grace is 0. */
+  readonly verb: 'deleted' | 'force deleted';
+}
+
+/**
+ * `kubectl patch <kind> <name> --type <type> -p <patch>`, or `kubectl set image` compiled to the
+ * strategic merge patch of the pod template it sends: one PATCH of the object.
+ */
+export interface PatchStep extends StepBase {
+  readonly kind: 'patch';
+  readonly resource: ResourceName;
+  readonly namespace?: string;
+  readonly name: string;
+  readonly patchType: 'strategic' | 'merge' | 'json';
+  readonly patch: unknown;
+  /** The command line as kubectl would print it, for reports. */
+  readonly command: string;
+  /** What kubectl prints on success, e.g. `pod/p patched`, `deployment.apps/d image updated`. */
+  readonly success: string;
 }
 
 /** `kubectl scale --replicas`. */
@@ -101,7 +122,7 @@ export interface FaultStep extends StepBase {
   readonly deleteNode?: string;
 }
 
-export type DriverStep = ApplyStep | DeleteStep | ScaleStep | WaitStep | SleepStep | WatchStep | FaultStep;
+export type DriverStep = ApplyStep | DeleteStep | PatchStep | ScaleStep | WaitStep | SleepStep | WatchStep | FaultStep;
 
 /** The driver actor's config. */
 export interface DriverConfig {

@@ -10,7 +10,7 @@ import type { TraceModel } from '../checkers/model.js';
 import type { ExpectSpec } from '../scenario/schema.js';
 
 export interface ExpectationResult {
-  readonly kind: 'watch' | 'timing' | 'exitCode' | 'signals';
+  readonly kind: 'watch' | 'timing' | 'exitCode' | 'signals' | 'grace' | 'counts' | 'replicaSet' | 'output';
   /** What was expected, in the scenario's words. */
   readonly expected: string;
   readonly ok: boolean;
@@ -53,10 +53,13 @@ export function podsByCreation(m: TraceModel): Array<{ uid: string; name: string
   return out;
 }
 
-/** Virtual time of a pod event, or undefined if it did not happen. */
-export function podEventTime(m: TraceModel, uid: string, name: string, event: string, rows: readonly WatchRow[]): number | undefined {
+/**
+ * Virtual time of a pod event, or undefined if it did not happen. Runtime events (TERM, KILL,
+ * exit, running) count only `container`'s processes when it is given.
+ */
+export function podEventTime(m: TraceModel, uid: string, name: string, event: string, rows: readonly WatchRow[], container?: string): number | undefined {
   const writes = m.podWrites.get(uid) ?? [];
-  const procs = m.processes.filter((p) => p.podUid === uid);
+  const procs = m.processes.filter((p) => p.podUid === uid && (container === undefined || p.container === container));
   const signal = (s: string) => Math.min(...procs.flatMap((p) => p.signals.filter((x) => x.signal === s).map((x) => x.t)));
   const fin = (v: number) => (Number.isFinite(v) ? v : undefined);
   switch (event) {
@@ -97,11 +100,12 @@ export function evaluateExpectations(m: TraceModel, expect: ExpectSpec | undefin
   const rows = watchRows(m);
   const unbound = (alias: string) => `pod ${alias} was never created (only ${pods.length} pod(s) were)`;
 
-  if (expect.watch) {
-    const want = expect.watch.rows.map((r) => r.trim().split(/\s+/).join(' '));
-    const only = expect.watch.pod;
+  const watches = expect.watch === undefined ? [] : Array.isArray(expect.watch) ? expect.watch : [expect.watch];
+  for (const watch of watches) {
+    const want = watch.rows.map((r) => r.trim().split(/\s+/).join(' '));
+    const only = watch.pod;
     const got = rows.map((r) => `${aliasOfName.get(r.name) ?? r.name} ${r.ready} ${r.status}`).filter((g) => only === undefined || g.split(' ')[0] === only);
-    const exact = (expect.watch.match ?? 'exact') === 'exact';
+    const exact = (watch.match ?? 'exact') === 'exact';
     let ok: boolean;
     let actual: string;
     if (exact) {
@@ -125,20 +129,59 @@ export function evaluateExpectations(m: TraceModel, expect: ExpectSpec | undefin
     return m.driverSteps.find((r) => (r.data as { index?: number; ph?: string }).index === index && (r.data as { ph?: string }).ph === 'B')?.t;
   };
   for (const t of expect.timings ?? []) {
-    const pod = byAlias.get(t.pod);
     const window = t.within ?? [t.at! - (t.tolerance ?? US_PER_SECOND), t.at! + (t.tolerance ?? US_PER_SECOND)];
-    const expected = `${t.pod} ${t.event} ${t.within ? `within [${formatDuration(window[0])}, ${formatDuration(window[1])}]` : `at ${formatDuration(t.at!)} ± ${formatDuration(t.tolerance ?? US_PER_SECOND)}`} after ${t.since ?? 'start'}`;
-    if (!pod) {
-      results.push({ kind: 'timing', expected, ok: false, actual: unbound(t.pod) });
+    const every = t.pod === '*';
+    const of = t.of ?? 'each';
+    const who = `${every ? (of === 'each' ? 'every pod' : `the ${of} pod`) : t.pod}${t.container ? `/${t.container}` : ''}`;
+    const from = t.after !== undefined ? `its ${t.after}` : (t.since ?? 'start');
+    const expected = `${who} ${t.event} ${t.within ? `within [${formatDuration(window[0])}, ${formatDuration(window[1])}]` : `at ${formatDuration(t.at!)} ± ${formatDuration(t.tolerance ?? US_PER_SECOND)}`} after ${from}`;
+    const targets = every ? pods : byAlias.get(t.pod) ? [byAlias.get(t.pod)!] : [];
+    if (targets.length === 0) {
+      results.push({ kind: 'timing', expected, ok: false, actual: every ? 'no pod was created' : unbound(t.pod) });
       continue;
     }
     const since = stepStart(t.since);
-    const at = podEventTime(m, pod.uid, pod.name, t.event, rows);
-    if (since === undefined) results.push({ kind: 'timing', expected, ok: false, actual: `step ${t.since} never ran` });
-    else if (at === undefined) results.push({ kind: 'timing', expected, ok: false, actual: `${t.event} never happened to ${pod.name}` });
-    else {
-      const d = at - since;
-      results.push({ kind: 'timing', expected, ok: d >= window[0] && d <= window[1], actual: `${t.event} after ${formatDuration(d)} (${pod.name})` });
+    if (t.after === undefined && since === undefined) {
+      results.push({ kind: 'timing', expected, ok: false, actual: `step ${t.since} never ran` });
+      continue;
+    }
+    // Per pod: the delay from the reference (step or own event) to the event; pods without the
+    // reference event are left out when `after:` is used with `*`.
+    const measured: Array<{ name: string; d?: number }> = [];
+    for (const pod of targets) {
+      const base = t.after !== undefined ? podEventTime(m, pod.uid, pod.name, t.after, rows, t.container) : since;
+      if (base === undefined) {
+        if (!every) measured.push({ name: `${pod.name} (no ${t.after})` });
+        continue;
+      }
+      const at = podEventTime(m, pod.uid, pod.name, t.event, rows, t.container);
+      measured.push({ name: pod.name, ...(at !== undefined ? { d: at - base } : {}) });
+    }
+    const inWindow = (d: number) => d >= window[0] && d <= window[1];
+    const happened = measured.filter((x) => x.d !== undefined) as Array<{ name: string; d: number }>;
+    if (!every || of === 'each') {
+      const missing = measured.find((x) => x.d === undefined);
+      const bad = happened.find((x) => !inWindow(x.d));
+      const ds = happened.map((x) => x.d);
+      const ok = measured.length > 0 && missing === undefined && bad === undefined;
+      const actual = missing
+        ? `${t.event} never happened to ${missing.name}`
+        : bad
+          ? `${t.event} after ${formatDuration(bad.d)} (${bad.name})`
+          : measured.length === 0
+            ? `no pod had its ${t.after}`
+            : happened.length === 1
+              ? `${t.event} after ${formatDuration(ds[0])} (${happened[0].name})`
+              : `${happened.length} pods: ${t.event} after ${formatDuration(Math.min(...ds))} … ${formatDuration(Math.max(...ds))}`;
+      results.push({ kind: 'timing', expected, ok, actual });
+    } else {
+      const pick = happened.reduce<{ name: string; d: number } | undefined>((b, x) => (!b || (of === 'first' ? x.d < b.d : x.d > b.d) ? x : b), undefined);
+      results.push({
+        kind: 'timing',
+        expected,
+        ok: pick !== undefined && inWindow(pick.d),
+        actual: pick ? `${t.event} after ${formatDuration(pick.d)} (${pick.name}, ${happened.length} of ${measured.length} pods had it)` : `${t.event} never happened to any pod`,
+      });
     }
   }
 
@@ -173,5 +216,105 @@ export function evaluateExpectations(m: TraceModel, expect: ExpectSpec | undefin
     const ok = (x.TERM === undefined || x.TERM === term) && (x.KILL === undefined || x.KILL === kill);
     results.push({ kind: 'signals', expected, ok, actual: `TERM×${term} KILL×${kill}` });
   }
+
+  for (const g of expect.grace ?? []) {
+    const pod = byAlias.get(g.pod);
+    const seqs = graceSequences(m, pod, g.container);
+    for (const field of ['request', 'deletionGracePeriodSeconds', 'killPod', 'stopContainer'] as const) {
+      const want = g[field];
+      if (want === undefined) continue;
+      const expected = `${g.pod}${g.container ? `/${g.container}` : ''} ${field} grace ${fmtGraces(want)}`;
+      if (!pod) {
+        results.push({ kind: 'grace', expected, ok: false, actual: unbound(g.pod) });
+        continue;
+      }
+      const got = seqs[field];
+      results.push({ kind: 'grace', expected, ok: got.length === want.length && got.every((v, i) => v === want[i]), actual: fmtGraces(got) });
+    }
+  }
+
+  if (expect.counts) {
+    const c = expect.counts;
+    const got = podCounts(m);
+    for (const field of ['maxPods', 'podsAtEnd', 'runningAtEnd'] as const) {
+      if (c[field] === undefined) continue;
+      results.push({ kind: 'counts', expected: `${field} ${c[field]}`, ok: got[field] === c[field], actual: `${field} ${got[field]}` });
+    }
+  }
+
+  for (const r of expect.replicaSets ?? []) {
+    const writes = m.writes.filter((w) => w.resource === 'replicasets' && w.event !== 'DELETED');
+    const name = r.name ?? writes[0]?.name;
+    const own = writes.filter((w) => w.name === name && w.statusReplicas !== undefined);
+    const from = r.since !== undefined ? stepStart(r.since) : 0;
+    // Since a step: the value current when it began, then every later write.
+    const start = from === undefined ? own.length : Math.max(0, own.findIndex((w) => w.t >= from) - 1);
+    const values = collapse(own.slice(start < 0 ? own.length : start).map((w) => w.statusReplicas!));
+    const expected = `ReplicaSet ${name ?? '(none)'} status.replicas ${r.statusReplicas.join(' → ')}${r.since !== undefined ? ` from ${r.since}` : ''}`;
+    const ok = values.length === r.statusReplicas.length && values.every((v, i) => v === r.statusReplicas[i]);
+    results.push({ kind: 'replicaSet', expected, ok, actual: values.length ? values.join(' → ') : 'never written' });
+  }
+
+  for (const o of expect.output ?? []) {
+    const index = stepIds[o.step];
+    const end = m.driverSteps.find((r) => (r.data as { index?: number; ph?: string }).index === index && (r.data as { ph?: string }).ph === 'E');
+    const lines = ((end?.data as { output?: string[] } | undefined)?.output ?? []).map(String);
+    let k = 0;
+    for (const l of lines) if (k < o.contains.length && l.includes(o.contains[k])) k++;
+    results.push({
+      kind: 'output',
+      expected: `step ${o.step} prints ${o.contains.map((c) => JSON.stringify(c)).join(', ')}`,
+      ok: end !== undefined && k === o.contains.length,
+      actual: end === undefined ? `step ${o.step} did not finish` : lines.length ? lines.map((l) => JSON.stringify(l)).join(', ') : 'nothing printed',
+    });
+  }
   return results;
+}
+
+/** Distinct consecutive values (`[30, 30, 0]` → `[30, 0]`). */
+function collapse<T>(xs: readonly T[]): T[] {
+  return xs.filter((x, i) => i === 0 || x !== xs[i - 1]);
+}
+
+const fmtGraces = (xs: ReadonlyArray<number | null>) => (xs.length ? `[${xs.map((x) => (x === null ? 'unset' : String(x))).join(', ')}]` : '[] (none)');
+
+/**
+ * The grace periods along one pod's deletion (each collapsed to distinct consecutive values): the
+ * driver's DELETE requests for its name while it existed (null: no gracePeriodSeconds), the
+ * apiserver's deletionGracePeriodSeconds, the kubelet's killPod grace and StopContainer timeouts.
+ */
+export function graceSequences(
+  m: TraceModel,
+  pod: { uid: string; name: string; namespace?: string; createdAt: number } | undefined,
+  container?: string,
+): Record<'request' | 'deletionGracePeriodSeconds' | 'killPod' | 'stopContainer', Array<number | null>> {
+  if (!pod) return { request: [], deletionGracePeriodSeconds: [], killPod: [], stopContainer: [] };
+  const writes = m.podWrites.get(pod.uid) ?? [];
+  const gone = writes.find((w) => w.event === 'DELETED')?.t ?? Infinity;
+  const request = m.requests
+    .filter((r) => r.client === 'driver' && r.verb === 'delete' && r.resource === 'pods' && r.name === pod.name && r.t >= pod.createdAt && r.t <= gone)
+    .map((r) => r.gracePeriodSeconds ?? null);
+  const dgps = writes.filter((w) => w.deletionGracePeriodSeconds !== undefined).map((w) => w.deletionGracePeriodSeconds!);
+  const killPod = m
+    .spansOf('kubelet.killPod')
+    .filter((s) => s.podUid === pod.uid && typeof s.data.gracePeriod === 'number')
+    .map((s) => s.data.gracePeriod as number);
+  const stop = m
+    .spansOf('kubelet.killContainer')
+    .filter((s) => s.podUid === pod.uid && (container === undefined || s.data.container === container))
+    .map((s) => s.endData?.gracePeriod)
+    .filter((g): g is number => typeof g === 'number');
+  return { request: collapse(request), deletionGracePeriodSeconds: collapse(dgps), killPod: collapse(killPod), stopContainer: collapse(stop) };
+}
+
+/** The most pod objects that existed at once, the pod objects and running containers at the end. */
+export function podCounts(m: TraceModel): { maxPods: number; podsAtEnd: number; runningAtEnd: number } {
+  let live = 0;
+  let maxPods = 0;
+  for (const w of m.writes) {
+    if (w.resource !== 'pods') continue;
+    if (w.event === 'ADDED') maxPods = Math.max(maxPods, ++live);
+    else if (w.event === 'DELETED') live--;
+  }
+  return { maxPods, podsAtEnd: live, runningAtEnd: m.processes.filter((p) => p.exitedAt === undefined).length };
 }

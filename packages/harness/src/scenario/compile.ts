@@ -12,7 +12,7 @@ import { DEFAULT_EPOCH_UNIX_SECONDS, US_PER_SECOND, parseRfc3339 } from '@podsim
 import { parseLabelSelector } from '@podsim/apiserver/selectors/labels';
 import { deleteOptionsFromFlags } from '../driver/kubectl.js';
 import { DRIVER_ACTOR, type DriverConfig, type DriverStep, type ObjectTarget, type WaitCondition } from '../driver/steps.js';
-import { isClusterScoped, resourceOfKind } from '../driver/driver.js';
+import { isClusterScoped, kubectlKind, resourceOfKind } from '../driver/driver.js';
 import { INVARIANT_IDS } from '../checkers/invariants.js';
 import { didYouMean, type LoadedScenario, type LoadedStep } from './load.js';
 import type { ExpectSpec, FaultSpec, KubeletSettings } from './schema.js';
@@ -241,7 +241,53 @@ export function compileScenario(sc: LoadedScenario, opts: PlanOptions = {}): Run
         ]
           .filter(Boolean)
           .join(' ');
-        steps.push({ ...base, kind: 'delete', target, options: flags.ok ? flags.options : {}, wait, timeoutUs, command: cmd });
+        steps.push({
+          ...base,
+          kind: 'delete',
+          target,
+          options: flags.ok ? flags.options : {},
+          wait,
+          timeoutUs,
+          command: cmd,
+          ...(flags.ok && flags.warning !== undefined ? { warning: flags.warning } : {}),
+          verb: flags.ok && flags.gracePeriod === 0 ? 'force deleted' : 'deleted',
+        });
+        break;
+      }
+      case 'patch': {
+        const pt = s.patch as { kind?: string; name: string; namespace?: string; type?: 'strategic' | 'merge' | 'json'; patch: unknown };
+        const resource = KIND_RESOURCE[pt.kind ?? 'pod'];
+        const patchType = pt.type ?? 'strategic';
+        if (patchType === 'json' && !Array.isArray(pt.patch)) issues.push(src.issue([...p, 'patch', 'patch'], 'a json patch is a list of operations ({op, path, value})'));
+        if (patchType !== 'json' && Array.isArray(pt.patch)) issues.push(src.issue([...p, 'patch', 'patch'], `a ${patchType} patch is a mapping (a list is a json patch: add type: json)`));
+        steps.push({
+          ...base,
+          kind: 'patch',
+          resource,
+          ...(isClusterScoped(resource) ? {} : { namespace: pt.namespace ?? namespace }),
+          name: pt.name,
+          patchType,
+          patch: pt.patch,
+          command: `kubectl patch ${KIND_SINGULAR[resource]} ${pt.name} --type ${patchType} -p '${JSON.stringify(pt.patch)}'`,
+          success: `${kubectlKind(resource)}/${pt.name} patched`,
+        });
+        break;
+      }
+      case 'setImage': {
+        // kubectl v0.22.8 `set image` sends a strategic merge patch of the pod template's container.
+        const si = s.setImage as { kind?: string; name: string; namespace?: string; container: string; image: string };
+        const resource = KIND_RESOURCE[si.kind ?? 'deployment'];
+        steps.push({
+          ...base,
+          kind: 'patch',
+          resource,
+          namespace: si.namespace ?? namespace,
+          name: si.name,
+          patchType: 'strategic',
+          patch: { spec: { template: { spec: { containers: [{ name: si.container, image: si.image }] } } } },
+          command: `kubectl set image ${KIND_SINGULAR[resource]}/${si.name} ${si.container}=${si.image}`,
+          success: `${kubectlKind(resource)}/${si.name} image updated`,
+        });
         break;
       }
       case 'scale': {
@@ -452,14 +498,24 @@ function checkExpect(e: ExpectSpec, sc: LoadedScenario, stepIds: Record<string, 
   const known = (ref: string, path: (string | number)[]) => {
     if (!aliases.includes(ref)) issues.push(src.issue(path, `unknown pod ${JSON.stringify(ref)}: declare it in expect.pods (aliases bind in order of pod creation)${didYouMean(ref, aliases)}`));
   };
-  if (e.watch?.pod !== undefined) known(e.watch.pod, ['expect', 'watch', 'pod']);
-  e.watch?.rows.forEach((r, i) => {
-    const who = r.trim().split(/\s+/)[0];
-    known(who, ['expect', 'watch', 'rows', i]);
-    if (e.watch?.pod !== undefined && who !== e.watch.pod) issues.push(src.issue(['expect', 'watch', 'rows', i], `row of ${who} in an expectation about ${e.watch.pod}'s rows only`));
+  const watches = e.watch === undefined ? [] : Array.isArray(e.watch) ? e.watch : [e.watch];
+  watches.forEach((w, k) => {
+    const base = Array.isArray(e.watch) ? ['expect', 'watch', k] : ['expect', 'watch'];
+    if (w.pod !== undefined) known(w.pod, [...base, 'pod']);
+    w.rows.forEach((r, i) => {
+      const who = r.trim().split(/\s+/)[0];
+      known(who, [...base, 'rows', i]);
+      if (w.pod !== undefined && who !== w.pod) issues.push(src.issue([...base, 'rows', i], `row of ${who} in an expectation about ${w.pod}'s rows only`));
+    });
+  });
+  e.replicaSets?.forEach((r, i) => {
+    if (r.since !== undefined && stepIds[r.since] === undefined) issues.push(src.issue(['expect', 'replicaSets', i, 'since'], `no step with id ${JSON.stringify(r.since)}${didYouMean(r.since, Object.keys(stepIds))}`));
   });
   e.timings?.forEach((t, i) => {
-    known(t.pod, ['expect', 'timings', i, 'pod']);
+    if (t.pod !== '*') known(t.pod, ['expect', 'timings', i, 'pod']);
+    if (t.of !== undefined && t.pod !== '*') issues.push(src.issue(['expect', 'timings', i, 'of'], 'of: first | last | each goes with pod: "*" (every pod)'));
+    if (t.since !== undefined && t.after !== undefined) issues.push(src.issue(['expect', 'timings', i], 'give since: (a step) or after: (an event of the same pod), not both'));
+    if (t.after !== undefined && t.after === t.event) issues.push(src.issue(['expect', 'timings', i, 'after'], `an event cannot be measured after itself (${t.event})`));
     if (t.since !== undefined && t.since !== 'start' && stepIds[t.since] === undefined) {
       issues.push(src.issue(['expect', 'timings', i, 'since'], `no step with id ${JSON.stringify(t.since)}${didYouMean(t.since, Object.keys(stepIds))}`));
     }
@@ -467,6 +523,16 @@ function checkExpect(e: ExpectSpec, sc: LoadedScenario, stepIds: Record<string, 
     if (t.within && t.within[0] > t.within[1]) issues.push(src.issue(['expect', 'timings', i, 'within'], 'the window ends before it starts'));
   });
   e.exitCodes?.forEach((x, i) => known(x.pod, ['expect', 'exitCodes', i, 'pod']));
+  e.grace?.forEach((g, i) => {
+    known(g.pod, ['expect', 'grace', i, 'pod']);
+    if (g.request === undefined && g.deletionGracePeriodSeconds === undefined && g.killPod === undefined && g.stopContainer === undefined) {
+      issues.push(src.issue(['expect', 'grace', i], 'give at least one of request, deletionGracePeriodSeconds, killPod, stopContainer'));
+    }
+  });
+  e.output?.forEach((o, i) => {
+    if (stepIds[o.step] === undefined) issues.push(src.issue(['expect', 'output', i, 'step'], `no step with id ${JSON.stringify(o.step)}${didYouMean(o.step, Object.keys(stepIds))}`));
+  });
+  if (e.counts && Object.keys(e.counts).length === 0) issues.push(src.issue(['expect', 'counts'], 'give at least one of maxPods, podsAtEnd, runningAtEnd'));
   e.signals?.forEach((x, i) => known(x.pod, ['expect', 'signals', i, 'pod']));
   if (e.invariants !== undefined && e.invariants !== 'clean') {
     e.invariants.allow.forEach((id, i) => {

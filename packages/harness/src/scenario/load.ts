@@ -110,10 +110,7 @@ export function loadScenarioText(file: string, text: string, readFile: (path: st
   }
 
   const steps: LoadedStep[] = [];
-  doc.steps.forEach((s, i) => {
-    const step = validateStep(s, src, ['steps', i], issues);
-    if (step) steps.push(step);
-  });
+  doc.steps.forEach((s, i) => steps.push(...loadStep(s, src, ['steps', i], issues, false)));
 
   if (issues.length > 0) throw new ScenarioError(sortIssues([...issues, ...warnings]));
   return { file, doc, src, manifests, steps, warnings };
@@ -161,6 +158,28 @@ export function zodIssues(src: SourceDoc, base: Path, error: z.ZodError, prefix?
     else if (i.code === 'invalid_type') message = message.replace(/^Invalid input: /, '');
     out.push(src.issue(path, message, { prefix }));
   }
+  return out;
+}
+
+/**
+ * One step of the timeline; a `repeat` step becomes its steps `times` times over (each copy keeps
+ * the path of the step it was written as, so messages point at the file). Steps inside a repeat
+ * take no `id` (it would name several steps) and no `at:`; the repeat's own `at:` applies to its
+ * first step.
+ */
+function loadStep(value: unknown, src: SourceDoc, path: Path, issues: ScenarioIssue[], inRepeat: boolean): LoadedStep[] {
+  const step = validateStep(value, src, path, issues);
+  if (!step) return [];
+  const common = step.spec as { id?: string; at?: number };
+  if (inRepeat && common.id !== undefined) issues.push(src.issue([...path, 'id'], 'a step inside repeat cannot have an id: it runs several times'));
+  if (inRepeat && common.at !== undefined) issues.push(src.issue([...path, 'at'], 'a step inside repeat cannot have at: (give it to the repeat step)'));
+  if (step.key !== 'repeat') return [step];
+  if (common.id !== undefined) issues.push(src.issue([...path, 'id'], 'a repeat step cannot have an id: give ids to steps outside it'));
+  const r = (step.spec as { repeat: { times: number; steps: unknown[] } }).repeat;
+  const body = r.steps.flatMap((v, j) => loadStep(v, src, [...path, 'repeat', 'steps', j], issues, true));
+  const out: LoadedStep[] = [];
+  for (let n = 0; n < r.times; n++) out.push(...body);
+  if (common.at !== undefined && out.length > 0) out[0] = { ...out[0], spec: { ...out[0].spec, at: common.at } as StepSpec };
   return out;
 }
 

@@ -125,6 +125,36 @@ export const zStepSchemas = {
     ),
   }),
   fault: z.strictObject({ ...zStepCommon, fault: z.looseObject({ kind: z.string() }) }),
+  /** `kubectl patch <kind> <name> --type <type> -p <patch>`. */
+  patch: z.strictObject({
+    ...zStepCommon,
+    patch: z.strictObject({
+      kind: zKind.optional(),
+      name: z.string().min(1),
+      namespace: zName.optional(),
+      type: z.enum(['strategic', 'merge', 'json']).optional(),
+      patch: z.union([z.looseObject({}), z.array(z.looseObject({}))], { error: 'expected a patch: a mapping (strategic / merge) or a list of JSON patch operations' }),
+    }),
+  }),
+  /** `kubectl set image <kind>/<name> <container>=<image>` (a strategic merge patch of the pod template). */
+  setImage: z.strictObject({
+    ...zStepCommon,
+    setImage: z.strictObject({
+      kind: z.enum(['deployment', 'deployments', 'deploy', 'replicaset', 'replicasets', 'rs']).optional(),
+      name: z.string().min(1),
+      namespace: zName.optional(),
+      container: zName,
+      image: z.string().min(1),
+    }),
+  }),
+  /** The same steps `times` times in a row (expanded when the file is loaded; no ids inside). */
+  repeat: z.strictObject({
+    ...zStepCommon,
+    repeat: z.strictObject({
+      times: z.number().int().min(1).max(10_000),
+      steps: z.array(z.unknown()).min(1, { message: 'repeat needs at least one step' }),
+    }),
+  }),
 } as const;
 
 export type StepKey = keyof typeof zStepSchemas;
@@ -206,24 +236,35 @@ export type FaultSpec = { [K in FaultKind]: z.output<(typeof zFaultSchemas)[K]> 
 
 const zPodRef = z.string().min(1);
 const zEvent = z.enum(['created', 'terminating', 'gone', 'TERM', 'KILL', 'exit', 'running', 'ready']);
+/** A sequence of grace periods in seconds (`null`: a DELETE that carried none). */
+const zGraces = z.array(z.union([z.number().int(), z.null()]));
+
+const zWatchExpect = z.strictObject({
+  match: z.enum(['exact', 'ordered']).optional(),
+  /** Compare only this pod's rows (its own (READY, STATUS) sequence). */
+  pod: zPodRef.optional(),
+  rows: z.array(z.string().regex(/^\S+\s+\d+\/\d+\s+\S+$/, { message: 'expected "<pod> <READY> <STATUS>", e.g. "old 1/1 Running"' })).min(1),
+});
 
 export const zExpect = z.strictObject({
   /** Pod aliases, bound in order of pod creation (the first pod created is the first alias). */
   pods: z.array(z.string().regex(/^[A-Za-z][\w-]*$/, { message: 'expected an alias such as old or new' })).optional(),
-  watch: z
-    .strictObject({
-      match: z.enum(['exact', 'ordered']).optional(),
-      /** Compare only this pod's rows (its own (READY, STATUS) sequence). */
-      pod: zPodRef.optional(),
-      rows: z.array(z.string().regex(/^\S+\s+\d+\/\d+\s+\S+$/, { message: 'expected "<pod> <READY> <STATUS>", e.g. "old 1/1 Running"' })).min(1),
-    })
-    .optional(),
+  /** One watch expectation, or several (e.g. one per pod). */
+  watch: z.union([zWatchExpect, z.array(zWatchExpect).min(1)], { error: 'expected {rows: [...]} or a list of them' }).optional(),
   timings: z
     .array(
       z.strictObject({
+        /** A pod alias, or `*`: every pod the run created (see `of`). */
         pod: zPodRef,
+        /** With `pod: "*"`: `each` (default) — every pod's event must fall in the window; `first` / `last` — the earliest / latest of them. */
+        of: z.enum(['each', 'first', 'last']).optional(),
+        /** Runtime events (TERM, KILL, exit, running) of this container only. */
+        container: z.string().optional(),
         event: zEvent,
+        /** Measured from the start of this step (by id); default the start of the run. */
         since: z.string().optional(),
+        /** Measured from another event of the same pod instead of a step. */
+        after: zEvent.optional(),
         within: z.tuple([zDuration, zDuration]).optional(),
         at: zDuration.optional(),
         tolerance: zDuration.optional(),
@@ -234,6 +275,45 @@ export const zExpect = z.strictObject({
   signals: z
     .array(z.strictObject({ pod: zPodRef, container: z.string().optional(), TERM: z.number().int().min(0).optional(), KILL: z.number().int().min(0).optional() }))
     .optional(),
+  /**
+   * Grace periods along a pod's deletion, each a sequence of distinct consecutive values:
+   * `request` — gracePeriodSeconds of the driver's DELETEs of the pod (null: none sent);
+   * `deletionGracePeriodSeconds` — as written by the apiserver; `killPod` — the kubelet's
+   * effective grace per killPod; `stopContainer` — the StopContainer timeouts (per `container`).
+   */
+  grace: z
+    .array(
+      z.strictObject({
+        pod: zPodRef,
+        container: z.string().optional(),
+        request: zGraces.optional(),
+        deletionGracePeriodSeconds: zGraces.optional(),
+        killPod: zGraces.optional(),
+        stopContainer: zGraces.optional(),
+      }),
+    )
+    .optional(),
+  /** Pod and process counts: the most pod objects at once, pod objects and running containers when the run ended. */
+  counts: z
+    .strictObject({
+      maxPods: z.number().int().min(0).optional(),
+      podsAtEnd: z.number().int().min(0).optional(),
+      runningAtEnd: z.number().int().min(0).optional(),
+    })
+    .optional(),
+  /** `status.replicas` of a ReplicaSet (by name; default the first one created) as written, distinct consecutive values. */
+  replicaSets: z
+    .array(
+      z.strictObject({
+        name: z.string().optional(),
+        /** From the start of this step (by id): the value then, and every later change. */
+        since: z.string().optional(),
+        statusReplicas: z.array(z.number().int().min(0)).min(1),
+      }),
+    )
+    .optional(),
+  /** What kubectl printed for a step (by id): each string appears in its output, in this order. */
+  output: z.array(z.strictObject({ step: z.string().min(1), contains: z.array(z.string().min(1)).min(1) })).optional(),
   invariants: z
     .union([z.literal('clean'), z.strictObject({ allow: z.array(z.string()) })], { error: 'expected `clean` or {allow: [invariant ids]}' })
     .optional(),
