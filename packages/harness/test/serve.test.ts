@@ -85,6 +85,12 @@ test.serial('malformed JSON, unknown paths and bad verbs get Status errors and t
   t.like(json(bad), { kind: 'Status', status: 'Failure', reason: 'BadRequest', code: 400 });
   const yaml = await call(base, 'POST', '/api/v1/namespaces/default/pods', { headers: { 'Content-Type': 'application/yaml' }, body: 'metadata: [unclosed' });
   t.is(yaml.status, 400);
+  const invalid = await call(base, 'POST', '/api/v1/namespaces/default/pods', {
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'bad' }, spec: {} }),
+  });
+  t.is(invalid.status, 422);
+  t.like(json(invalid), { kind: 'Status', reason: 'Invalid', message: 'Pod "bad" is invalid: spec.containers: Required value', details: { name: 'bad', kind: 'Pod' } });
   const unknown = await call(base, 'GET', '/apis/batch/v1/namespaces/default/jobs');
   t.is(unknown.status, 404);
   t.like(json(unknown), { kind: 'Status', reason: 'NotFound', message: 'the server could not find the requested resource' });

@@ -172,6 +172,9 @@ test.serial('kubectl apply -f the minio Deployment; get pods, -o wide, -o yaml, 
   // Applying the same manifest again changes nothing (strategic merge patch round trip).
   const again = await k.run(['apply', '-f', minioFile, ...validateFlags]);
   t.is(again.stdout.trim(), 'deployment.apps/minio unchanged', again.stderr);
+  // Server-side apply of the same manifest (PATCH application/apply-patch+yaml).
+  const ssa = await k.run(['apply', '--server-side', '-f', minioFile, ...validateFlags]);
+  t.is(ssa.stdout.trim(), 'deployment.apps/minio serverside-applied', ssa.stderr);
 });
 
 test.serial('kubectl get pods -w while kubectl delete pod runs prints the reference (READY, STATUS) sequence', async (t) => {
@@ -291,7 +294,7 @@ test.serial('kubectl describe pod shows the pod, its node and its kubelet events
   t.regex(r.stdout, /Normal\s+Pulling\s+.*kubelet\s+Pulling image "minio\/minio:latest"/);
 });
 
-test.serial('errors print as kubectl prints them: 404 NotFound, 409 AlreadyExists', async (t) => {
+test.serial('errors print as kubectl prints them: 404 NotFound, 409 AlreadyExists, 409 Conflict', async (t) => {
   const k = client(t);
   const nf = await k.run(['get', 'pod', 'nope']);
   t.is(nf.code, 1);
@@ -302,6 +305,17 @@ test.serial('errors print as kubectl prints them: 404 NotFound, 409 AlreadyExist
   const dup = await k.run(['create', '-f', minioFile, ...validateFlags]);
   t.is(dup.code, 1);
   t.is(dup.stderr.trim(), `Error from server (AlreadyExists): error when creating "${minioFile}": deployments.apps "minio" already exists`);
+  // kubectl replace with a stale resourceVersion (someone labelled the pod since): 409 Conflict.
+  const [p] = await podNames(k);
+  const file = join(dir, 'stale.json');
+  writeFileSync(file, (await k.run(['get', 'pod', p, '-o', 'json'])).stdout);
+  t.is((await k.run(['label', 'pod', p, 'touched=yes'])).stdout.trim(), `pod/${p} labeled`);
+  const stale = await k.run(['replace', '-f', file, ...validateFlags]);
+  t.is(stale.code, 1);
+  t.is(
+    stale.stderr.trim(),
+    `Error from server (Conflict): error when replacing "${file}": Operation cannot be fulfilled on pods "${p}": the object has been modified; please apply your changes to the latest version and try again`,
+  );
   const unknown = await k.run(['get', 'foos']);
   t.is(unknown.code, 1);
   t.regex(unknown.stderr, /the server doesn't have a resource type "foos"/);
