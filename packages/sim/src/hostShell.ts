@@ -16,6 +16,12 @@ import type { HostControl, HostInit, HostMetrics, SegmentResult, TraceChunk, Wir
 import { HostCore, SimulationError } from './hostCore.js';
 import { CMD_RUN, SyncBoard } from './syncBoard.js';
 import { decodeBatch, encodeBatch } from './batch.js';
+import { Chaos, type ChaosConfig } from './chaos.js';
+
+/** HostInit plus the engine's test-only knobs (not part of the control-plane vocabulary). */
+export interface ShellInit extends HostInit {
+  readonly chaos?: ChaosConfig;
+}
 
 /** Events processed between liveness beats inside one long window. */
 const BEAT_EVERY = 4096;
@@ -47,6 +53,8 @@ export class HostShell implements HostControl {
   private mailboxOut: WireEnvelope[] = [];
   private recv: number[] = [];
   private failure: RunFailure | undefined;
+  /** Test-only scheduling noise at synchronisation points (undefined = off). */
+  private chaos: Chaos | undefined;
 
   private busyWindows = 0;
   private batchesSent = 0;
@@ -54,12 +62,17 @@ export class HostShell implements HostControl {
   private remoteMessages = 0;
   private waitMs = 0;
 
-  async init(cfg: HostInit): Promise<void> {
+  async init(cfg: ShellInit): Promise<void> {
     this.cfg = cfg;
+    this.chaos = cfg.chaos && cfg.chaos.level > 0 ? new Chaos(cfg.chaos, cfg.hostIndex) : undefined;
     this.h = cfg.hostIndex;
     this.n = cfg.hostCount;
     this.spin = cfg.spin ?? DEFAULT_SPIN;
     this.board = new SyncBoard(cfg.board, cfg.hostCount);
+    if (this.chaos) {
+      const c = this.chaos;
+      this.board.chaos = () => c.point();
+    }
     this.peers = cfg.peers as Array<MessagePort | undefined>;
     this.toMain = cfg.toMain as MessagePort;
     this.out = Array.from({ length: this.n }, () => []);
@@ -114,8 +127,10 @@ export class HostShell implements HostControl {
     }
     // Opening round: every host takes part (the main thread armed the board for it).
     let seen = board.go(h);
+    this.chaos?.point();
     if (!this.drain()) return this.aborted();
     this.publish();
+    this.chaos?.point();
     let run = board.arrive() && board.coordinate(h, windows, targetUs);
     for (;;) {
       if (!run) {
@@ -132,14 +147,17 @@ export class HostShell implements HostControl {
             }),
           );
         }
+        this.chaos?.point();
         if (board.cmd !== CMD_RUN) {
           this.shipTraces();
           return this.result('paused');
         }
       }
       seen = board.go(h);
+      this.chaos?.point();
       // An active round: take every batch announced so far, learn the stop time, process.
       if (!this.drain()) return this.aborted();
+      this.chaos?.point();
       const stopAt = board.stopAt;
       if (stopAt < core.stopAt) {
         // A peer's actor stopped the run earlier: its reason wins.
@@ -156,6 +174,7 @@ export class HostShell implements HostControl {
       this.publish();
       if (core.traces.length >= this.cfg.traceChunk) this.shipTraces();
       board.beat(h);
+      this.chaos?.point();
       run = board.arrive() && board.coordinate(h, windows, targetUs);
     }
   }
@@ -209,15 +228,18 @@ export class HostShell implements HostControl {
       if (envs.length > 0) {
         const bytes = encodeBatch(envs);
         this.peers[d]!.postMessage(bytes, [bytes.buffer as ArrayBuffer]);
+        this.chaos?.point();
         board.addSent(this.h, d);
         this.batchesSent++;
         this.bytesSent += bytes.length;
         this.remoteMessages += envs.length;
         this.out[d] = [];
       }
+      this.chaos?.point();
       board.setM(this.h, d, this.outMin[d]);
       this.outMin[d] = NEVER;
     }
+    this.chaos?.point();
     board.publish(this.h, this.core.nextEventTime(), this.core.stopAt);
   }
 
@@ -244,6 +266,7 @@ export class HostShell implements HostControl {
         }
         this.core.deliverRemote(decodeBatch(m.message as Uint8Array));
         this.recv[p]++;
+        this.chaos?.point();
       }
     }
     return true;

@@ -30,7 +30,6 @@ import {
 } from '@podsim/api';
 import type {
   HostControl,
-  HostInit,
   HostMetrics,
   LatencyConfig,
   Placement,
@@ -45,6 +44,8 @@ import { combineDigests } from './digest.js';
 import { InvalidConfigError, assignHosts, lookaheadMatrix, windowMatrix } from './placement.js';
 import { SyncBoard } from './syncBoard.js';
 import { nodeEndpoint } from './comlinkNode.js';
+import { parseChaos, type ChaosConfig } from './chaos.js';
+import type { ShellInit } from './hostShell.js';
 
 export interface SimulationOptions {
   readonly seed: number;
@@ -75,6 +76,12 @@ export interface SimulationOptions {
    * needs).
    */
   readonly spin?: number;
+  /**
+   * Test-only: seeded scheduling noise at every synchronisation point of the window protocol
+   * (src/chaos.ts), to widen race windows in stress runs. Default: the PODSIM_SIM_CHAOS
+   * environment variable (`seed:level`), else off. Never changes a correct run's result.
+   */
+  readonly chaos?: ChaosConfig;
 }
 
 /** Why a run segment ended. */
@@ -197,6 +204,7 @@ export class Simulation {
     const latency = options.latency ?? DEFAULT_LATENCY;
     const mailboxes = options.mailboxes ?? [];
     const hostTimeoutMs = options.hostTimeoutMs ?? 30_000;
+    let chaos: ChaosConfig | undefined;
     let hostCount: number;
     let assign: Map<ActorId, number>;
     let lookahead: number[];
@@ -211,6 +219,11 @@ export class Simulation {
         options.placement ?? 'single',
       ));
       lookahead = windowMatrix(lookaheadMatrix(latency, assign, hostCount), hostCount);
+      try {
+        chaos = options.chaos ?? parseChaos(process.env.PODSIM_SIM_CHAOS);
+      } catch (err) {
+        throw new InvalidConfigError((err as Error).message);
+      }
     } catch (err) {
       if (err instanceof InvalidConfigError) throw new SimulationError({ kind: 'InvalidConfig', message: err.message, seed });
       throw err;
@@ -245,7 +258,7 @@ export class Simulation {
       thread.worker.on('error', listeners.error);
       thread.worker.on('exit', listeners.exit);
       const local = options.actors.filter((a) => assign.get(a.id) === h);
-      const init: HostInit = {
+      const init: ShellInit = {
         hostIndex: h,
         hostCount,
         seed,
@@ -263,6 +276,7 @@ export class Simulation {
         traceChunk: options.traceChunk ?? 4096,
         hostTimeoutMs,
         spin: options.spin ?? (hostCount <= availableParallelism() ? 3_000 : 200),
+        chaos,
       };
       const ports = [...peers[h].filter((p): p is MessagePort => p !== undefined), main.port2];
       inits.push(host.api.init(Comlink.transfer(init, ports as unknown as Parameters<typeof Comlink.transfer>[1])));

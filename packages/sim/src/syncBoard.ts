@@ -55,6 +55,8 @@ export class SyncBoard {
   private readonly fNext: number;
   /** The coordinator's scratch list of hosts to wake. */
   private readonly toWake: number[];
+  /** Test-only scheduling noise at the coordinator's steps (chaos.ts); undefined = off. */
+  chaos: (() => void) | undefined = undefined;
 
   /** Bytes needed for `hostCount` hosts. */
   static bytes(hostCount: number): number {
@@ -125,6 +127,7 @@ export class SyncBoard {
     // Read EXPECTED first: once this host has arrived, the coordinator may already be writing
     // the next round's count (reading it afterwards once made two hosts coordinate one round).
     const expected = Atomics.load(this.i32, I_EXPECTED);
+    this.chaos?.();
     return Atomics.add(this.i32, I_ARRIVED, 1) + 1 === expected;
   }
 
@@ -209,6 +212,7 @@ export class SyncBoard {
       const m = this.fM + p * n;
       for (let d = 0; d < n; d++) if (f[m + d] < f[this.fV + d]) f[this.fV + d] = f[m + d];
     }
+    this.chaos?.();
     f[this.fStop] = stopAt;
     const limit = targetUs < stopAt ? targetUs : stopAt;
     let minV = NEVER;
@@ -232,6 +236,7 @@ export class SyncBoard {
       i32[this.iAct + h] = on;
       if (on) wake[active++] = h;
     }
+    this.chaos?.();
     Atomics.store(i32, I_ARRIVED, 0);
     Atomics.store(i32, I_EXPECTED, active);
     Atomics.add(i32, I_ROUND, 1);
@@ -239,7 +244,10 @@ export class SyncBoard {
     // From the first wake on, the next round may complete and be coordinated by another host,
     // which rewrites the flags above: wake from the local list and decide for self beforehand.
     const selfActive = i32[this.iAct + self] === 1;
-    for (let k = 0; k < active; k++) this.wake(wake[k], wake[k] !== self);
+    for (let k = 0; k < active; k++) {
+      this.wake(wake[k], wake[k] !== self);
+      this.chaos?.();
+    }
     return selfActive;
   }
 
