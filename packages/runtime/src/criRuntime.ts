@@ -209,6 +209,23 @@ function failure(call: cri.CriCallName, error: CriError): cri.CriResult {
   }
 }
 
+/** The pod UID label the kubelet filters its per-pod lists by (`kubetypes.KubernetesPodUIDLabel`). */
+const POD_UID_LABEL = 'io.kubernetes.pod.uid';
+
+/** Adds `item` to the set of `key` in an index (the set keeps insertion order). */
+function indexAdd<V>(index: Map<string, Set<V>>, key: string | undefined, item: V): void {
+  if (key === undefined) return;
+  let set = index.get(key);
+  if (!set) index.set(key, (set = new Set()));
+  set.add(item);
+}
+
+function indexDelete<V>(index: Map<string, Set<V>>, key: string | undefined, item: V): void {
+  if (key === undefined) return;
+  const set = index.get(key);
+  if (set?.delete(item) && set.size === 0) index.delete(key);
+}
+
 function labelsMatch(labels: Readonly<Record<string, string>>, selector: Readonly<Record<string, string>> | undefined): boolean {
   if (!selector) return true;
   for (const k in selector) if (labels[k] !== selector[k]) return false;
@@ -224,6 +241,13 @@ export class CriRuntime<T> {
   private h!: RuntimeHost<T>;
   private readonly sandboxes = new Map<string, SandboxRec>();
   private readonly containers = new Map<string, ContainerRec<T>>();
+  /**
+   * Sandboxes and containers by their pod UID label, in creation order (the same relative order
+   * as the maps above): GetPodStatus lists by that label once per pod sync, which would otherwise
+   * scan every sandbox and container of the node.
+   */
+  private readonly sandboxesByPod = new Map<string, Set<SandboxRec>>();
+  private readonly containersByPod = new Map<string, Set<ContainerRec<T>>>();
   /** containerd's name index: reserved sandbox/container name → id. */
   private readonly names = new Map<string, string>();
   /** The node's listening sockets of host-network processes: `TCP/8080` → container id. */
@@ -352,6 +376,7 @@ export class CriRuntime<T> {
       teardownAt: NEVER,
     };
     this.sandboxes.set(id, s);
+    indexAdd(this.sandboxesByPod, req.config.labels[POD_UID_LABEL], s);
     this.names.set(name, id);
     this.finish(p, { type: 'RunPodSandboxResult', podSandboxId: id });
   }
@@ -396,6 +421,7 @@ export class CriRuntime<T> {
       s.state = 'SANDBOX_NOTREADY';
       this.teardown(s);
       this.sandboxes.delete(s.id);
+      indexDelete(this.sandboxesByPod, s.config.labels[POD_UID_LABEL], s);
       this.names.delete(s.name);
     }
     this.finish(p, { type: 'RemovePodSandboxResult' });
@@ -411,7 +437,8 @@ export class CriRuntime<T> {
   private listPodSandbox(req: cri.ListPodSandbox, p: Pending<T>): void {
     const f = req.filter;
     const items: cri.PodSandbox[] = [];
-    for (const s of this.sandboxes.values()) {
+    const uid = f?.labelSelector?.[POD_UID_LABEL];
+    for (const s of uid !== undefined ? (this.sandboxesByPod.get(uid) ?? []) : this.sandboxes.values()) {
       if (f?.id !== undefined && f.id !== s.id) continue;
       if (f?.state !== undefined && f.state !== s.state) continue;
       if (!labelsMatch(s.config.labels, f?.labelSelector)) continue;
@@ -468,6 +495,7 @@ export class CriRuntime<T> {
       hostPorts: [],
     };
     this.containers.set(c.id, c);
+    indexAdd(this.containersByPod, c.config.labels[POD_UID_LABEL], c);
     s.containers.add(c.id);
     this.names.set(name, c.id);
     this.finish(p, { type: 'CreateContainerResult', containerId: c.id });
@@ -537,6 +565,7 @@ export class CriRuntime<T> {
   private removeContainerRec(c: ContainerRec<T>): void {
     if (c.state === RUNNING) this.signal(c, 'SIGKILL');
     this.containers.delete(c.id);
+    indexDelete(this.containersByPod, c.config.labels[POD_UID_LABEL], c);
     c.sandbox.containers.delete(c.id);
     this.names.delete(c.name);
   }
@@ -544,7 +573,8 @@ export class CriRuntime<T> {
   private listContainers(req: cri.ListContainers, p: Pending<T>): void {
     const f = req.filter;
     const containers: cri.Container[] = [];
-    for (const c of this.containers.values()) {
+    const uid = f?.labelSelector?.[POD_UID_LABEL];
+    for (const c of uid !== undefined ? (this.containersByPod.get(uid) ?? []) : this.containers.values()) {
       if (f?.id !== undefined && f.id !== c.id) continue;
       if (f?.state !== undefined && f.state !== c.state) continue;
       if (f?.podSandboxId !== undefined && f.podSandboxId !== c.sandbox.id) continue;
