@@ -93,11 +93,30 @@ export class TraceModel {
   /** Crash and restart times per actor id. */
   readonly crashes = new Map<string, number[]>();
   readonly restarts = new Map<string, number[]>();
-  readonly endUs: number;
+  /** Virtual µs of the last record. */
+  endUs = 0;
+  /** The records the model was built from (empty when built with `keepRecords: false`). */
+  readonly records: readonly TraceRecord[];
+  private readonly incarnation = new Map<string, number>();
+  private readonly open = new Map<string, Span>();
+  /** Kubelet final-DELETE request records still waiting for their result record, by actor|podUid. */
+  private readonly pendingFinal = new Map<string, TraceModel['finalDeletes'][number][]>();
+  private indexes: ModelIndexes | undefined;
 
-  constructor(readonly records: readonly TraceRecord[]) {
-    const incarnation = new Map<string, number>();
-    const open = new Map<string, Span>();
+  /**
+   * Builds the model from records in (t, actor, seq) order. More records (later ones, in order)
+   * may be added with {@link add}; `keepRecords: false` keeps only the model (large benches).
+   */
+  constructor(records: readonly TraceRecord[] = [], opts: { readonly keepRecords?: boolean } = {}) {
+    this.records = opts.keepRecords === false ? [] : records;
+    this.add(records);
+  }
+
+  /** Adds records that follow every record added so far. */
+  add(records: readonly TraceRecord[]): void {
+    this.indexes = undefined;
+    const incarnation = this.incarnation;
+    const open = this.open;
     for (const r of records) {
       const d = (r.data ?? {}) as Record<string, unknown>;
       switch (r.kind) {
@@ -193,9 +212,16 @@ export class TraceModel {
           if (!podUid) break;
           // A result record (with `code`) completes the request record before it, if there is one.
           const code = num(d.code);
-          const pending = code === undefined ? undefined : this.finalDeletes.findLast((f) => f.podUid === podUid && f.actor === r.actor && f.code === undefined);
+          const key = `${r.actor}|${podUid}`;
+          const stack = this.pendingFinal.get(key);
+          const pending = code === undefined ? undefined : stack?.pop();
+          if (stack?.length === 0) this.pendingFinal.delete(key);
           if (pending) pending.code = code;
-          else this.finalDeletes.push({ t: r.t, actor: r.actor, podUid, pod: str(d.pod), namespace: str(d.namespace), code });
+          else {
+            const f = { t: r.t, actor: r.actor, podUid, pod: str(d.pod), namespace: str(d.namespace), code };
+            this.finalDeletes.push(f);
+            if (code === undefined) push(this.pendingFinal, key, f);
+          }
           break;
         }
         case 'engine.crash': {
@@ -244,7 +270,12 @@ export class TraceModel {
           }
       }
     }
-    this.endUs = records.length > 0 ? records[records.length - 1].t : 0;
+    if (records.length > 0) this.endUs = records[records.length - 1].t;
+  }
+
+  /** Lookup tables over the model, built on first use after the last {@link add}. */
+  get index(): ModelIndexes {
+    return (this.indexes ??= buildIndexes(this));
   }
 
   /** The incarnation of `actor` at virtual time t (1 + restarts at or before t). */
@@ -258,8 +289,72 @@ export class TraceModel {
 
   /** Processes of a pod UID that were running at virtual time t (started ≤ t, not exited by t). */
   runningAt(podUid: string, t: number): ProcessLife[] {
-    return this.processes.filter((p) => p.podUid === podUid && p.startedAt <= t && (p.exitedAt === undefined || p.exitedAt > t));
+    return this.processesOf(podUid).filter((p) => p.startedAt <= t && (p.exitedAt === undefined || p.exitedAt > t));
   }
+
+  /** Every process of a pod UID, in start order. */
+  processesOf(podUid: string): readonly ProcessLife[] {
+    return this.index.processesByPod.get(podUid) ?? [];
+  }
+}
+
+/**
+ * Lookup tables so that checkers stay O(records) on 100k-pod benches: every list keeps trace
+ * order, so a search over a table finds what the same search over the full list would.
+ */
+export interface ModelIndexes {
+  readonly processesByPod: ReadonlyMap<string, readonly ProcessLife[]>;
+  /** Requests by virtual time. */
+  readonly requestsAt: ReadonlyMap<number, readonly ApiRequest[]>;
+  /** DELETE requests of pods by `client|namespace/name`. */
+  readonly podDeletesByClient: ReadonlyMap<string, readonly ApiRequest[]>;
+  /** Pod writes by `namespace/name` (every UID that had the name). */
+  readonly podWritesByName: ReadonlyMap<string, readonly ApiWrite[]>;
+  /** Spans by `kind|podUid`. */
+  readonly spansByPod: ReadonlyMap<string, readonly Span[]>;
+  /** `kubelet.killContainer` spans by container id. */
+  readonly killContainerSpans: ReadonlyMap<string, readonly Span[]>;
+  /** CRI calls by container id, and by `runtime|t`. */
+  readonly criCallsByContainer: ReadonlyMap<string, readonly CriCall[]>;
+  readonly criCallsAt: ReadonlyMap<string, readonly CriCall[]>;
+  /** Final deletes by actor. */
+  readonly finalDeletesByActor: ReadonlyMap<string, readonly TraceModel['finalDeletes'][number][]>;
+}
+
+function push<K, V>(m: Map<K, V[]>, k: K, v: V): void {
+  const l = m.get(k);
+  if (l) l.push(v);
+  else m.set(k, [v]);
+}
+
+function buildIndexes(m: TraceModel): ModelIndexes {
+  const processesByPod = new Map<string, ProcessLife[]>();
+  for (const p of m.processes) push(processesByPod, p.podUid, p);
+  const requestsAt = new Map<number, ApiRequest[]>();
+  const podDeletesByClient = new Map<string, ApiRequest[]>();
+  for (const r of m.requests) {
+    push(requestsAt, r.t, r);
+    if (r.verb === 'delete' && r.resource === 'pods') push(podDeletesByClient, `${r.client}|${r.namespace ?? ''}/${r.name ?? ''}`, r);
+  }
+  const podWritesByName = new Map<string, ApiWrite[]>();
+  for (const w of m.writes) if (w.resource === 'pods') push(podWritesByName, `${w.namespace ?? ''}/${w.name}`, w);
+  const spansByPod = new Map<string, Span[]>();
+  const killContainerSpans = new Map<string, Span[]>();
+  for (const [kind, list] of m.spans) {
+    for (const s of list) {
+      push(spansByPod, `${kind}|${s.podUid}`, s);
+      if (kind === 'kubelet.killContainer' && typeof s.data.containerId === 'string') push(killContainerSpans, s.data.containerId, s);
+    }
+  }
+  const criCallsByContainer = new Map<string, CriCall[]>();
+  const criCallsAt = new Map<string, CriCall[]>();
+  for (const c of m.criCalls) {
+    if (c.containerId !== undefined) push(criCallsByContainer, c.containerId, c);
+    push(criCallsAt, `${c.runtime}|${c.t}`, c);
+  }
+  const finalDeletesByActor = new Map<string, TraceModel['finalDeletes'][number][]>();
+  for (const f of m.finalDeletes) push(finalDeletesByActor, f.actor, f);
+  return { processesByPod, requestsAt, podDeletesByClient, podWritesByName, spansByPod, killContainerSpans, criCallsByContainer, criCallsAt, finalDeletesByActor };
 }
 
 function normalizeSignal(s: string | undefined): string {
