@@ -38,7 +38,9 @@ function before(list: readonly ApiWrite[], d: ApiWrite): ApiWrite[] {
 
 /** The DELETE request (if traced) that produced a DELETED write: same instant, same pod name. */
 function causeOf(m: TraceModel, d: ApiWrite) {
-  return m.requests.find((r) => r.t === d.t && r.verb === 'delete' && r.resource === 'pods' && r.name === d.name && (r.namespace ?? d.namespace) === d.namespace && r.code < 300);
+  return m.index.requestsAt
+    .get(d.t)
+    ?.find((r) => r.verb === 'delete' && r.resource === 'pods' && r.name === d.name && (r.namespace ?? d.namespace) === d.namespace && r.code < 300);
 }
 
 const workRank = (w: unknown): number => {
@@ -73,7 +75,7 @@ export const INVARIANTS: readonly Invariant[] = [
           const unscheduled = !last?.nodeName;
           const terminal = last?.phase === 'Succeeded' || last?.phase === 'Failed';
           const cause = causeOf(m, d);
-          const byKubelet = cause ? cause.client.startsWith('kubelet/') : m.finalDeletes.some((f) => f.podUid === uid && f.t <= d.t);
+          const byKubelet = cause ? cause.client.startsWith('kubelet/') : (m.index.finalDeletesByPod.get(uid) ?? []).some((f) => f.t <= d.t);
           // A force delete is any non-kubelet DELETE whose effective grace was 0: asked for by the
           // client, or chosen by the apiserver (CheckGracefulDelete takes spec
           // terminationGracePeriodSeconds 0 when the client sent none, C06) — the graceful-delete
@@ -111,7 +113,7 @@ export const INVARIANTS: readonly Invariant[] = [
         }
         // The record is written when the reply arrives; the request is the kubelet's last DELETE of that pod before it.
         const name = f.pod?.includes('/') ? f.pod.slice(f.pod.indexOf('/') + 1) : f.pod;
-        const req = m.requests.findLast((r) => r.t <= f.t && r.client === f.actor && r.verb === 'delete' && r.resource === 'pods' && r.name === name);
+        const req = (m.index.podDeletesByClientName.get(`${f.actor}|${name}`) ?? []).findLast((r) => r.t <= f.t);
         if (req && req.gracePeriodSeconds !== 0) {
           out.push({ invariant: this.id, t: req.t, message: `${f.actor}'s final DELETE for ${f.pod} carried gracePeriodSeconds=${req.gracePeriodSeconds ?? 'unset'}, not 0` });
         }
@@ -162,11 +164,10 @@ export const INVARIANTS: readonly Invariant[] = [
       const out: Violation[] = [];
       for (const r of m.requests) {
         if (r.verb !== 'delete' || r.resource !== 'pods' || !r.name) continue;
-        const prior = m.writes.filter((w) => w.resource === 'pods' && w.name === r.name && w.namespace === r.namespace && w.t < r.t);
-        const last = prior[prior.length - 1];
+        const last = (m.index.podWritesByName.get(`${r.namespace ?? ''}/${r.name}`) ?? []).findLast((w) => w.namespace === r.namespace && w.t < r.t);
         if (!last || last.event === 'DELETED' || last.deletionTimestamp === undefined || !(last.deletionGracePeriodSeconds! > 0)) continue;
         if (r.gracePeriodSeconds !== undefined && r.gracePeriodSeconds < last.deletionGracePeriodSeconds!) continue;
-        const wrote = m.writes.some((w) => w.t === r.t && w.uid === last.uid);
+        const wrote = (m.podWrites.get(last.uid) ?? []).some((w) => w.t === r.t);
         if (wrote || r.code !== 200) {
           out.push({
             invariant: this.id,
@@ -224,8 +225,8 @@ export const INVARIANTS: readonly Invariant[] = [
       const out: Violation[] = [];
       for (const s of m.spansOf('kubelet.preStop')) {
         const container = s.data.container;
-        for (const p of m.processes) {
-          if (p.podUid !== s.podUid || p.container !== container || p.startedAt > s.begin) continue;
+        for (const p of m.processesOf(s.podUid)) {
+          if (p.container !== container || p.startedAt > s.begin) continue;
           for (const sig of p.signals) {
             if (sig.signal === 'SIGTERM' && sig.t >= s.begin && (s.end === undefined || sig.t < s.end)) {
               out.push({ invariant: this.id, t: sig.t, message: `SIGTERM to ${p.pod}/${p.container} at ${sec(sig.t)} while its preStop (from ${sec(s.begin)}) was still running` });
@@ -242,32 +243,30 @@ export const INVARIANTS: readonly Invariant[] = [
     title: 'the runtime never SIGKILLs before the StopContainer timeout has passed since SIGTERM (unless the timeout is 0)',
     check(m) {
       const out: Violation[] = [];
-      const killContainers = m.spansOf('kubelet.killContainer');
-      const killPods = m.spansOf('kubelet.killPod');
       for (const p of m.processes) {
         for (const sig of p.signals) {
           if (sig.signal !== 'SIGKILL') continue;
           // StopContainer timeouts: the kubelet's killContainer spans (E carries the timeout it
           // passed), and the runtime's cri.call records when they are collected.
-          const spans = killContainers.filter((s) => s.data.containerId === p.containerId && s.begin <= sig.t);
+          const spans = (m.index.killContainerSpans.get(p.containerId) ?? []).filter((s) => s.begin <= sig.t);
           const timeouts = [
             ...spans.map((s) => s.endData?.gracePeriod ?? s.data.gracePeriod),
-            ...m.criCalls.filter((c) => c.call === 'StopContainer' && c.containerId === p.containerId && c.t <= sig.t).map((c) => c.timeout),
+            ...(m.index.criCallsByContainer.get(p.containerId) ?? []).filter((c) => c.call === 'StopContainer' && c.t <= sig.t).map((c) => c.timeout),
           ].filter((x): x is number => typeof x === 'number');
           const term = p.signals.find((x) => x.signal === 'SIGTERM' && x.t <= sig.t)?.t;
           if (timeouts.includes(0)) continue;
           if (term !== undefined && timeouts.length > 0 && sig.t >= term + Math.min(...timeouts) * US_PER_SECOND) continue;
           // StopPodSandbox / RemovePodSandbox SIGKILL what still runs: inside killPod, after every container kill returned.
           const node = p.runtime.replace(/^runtime\//, 'kubelet/');
-          const sandboxPhase = killPods.some(
+          const podKills = m.index.spansByPod.get(`kubelet.killContainer|${p.podUid}`) ?? [];
+          const sandboxPhase = (m.index.spansByPod.get(`kubelet.killPod|${p.podUid}`) ?? []).some(
             (k) =>
               k.actor === node &&
-              k.podUid === p.podUid &&
               k.begin <= sig.t &&
               (k.end === undefined || sig.t <= k.end) &&
-              !killContainers.some((c) => c.actor === node && c.podUid === p.podUid && c.begin <= sig.t && (c.end === undefined || c.end > sig.t)),
+              !podKills.some((c) => c.actor === node && c.begin <= sig.t && (c.end === undefined || c.end > sig.t)),
           );
-          const sandboxCall = m.criCalls.some((c) => c.runtime === p.runtime && (c.call === 'StopPodSandbox' || c.call === 'RemovePodSandbox' || c.call === 'RemoveContainer') && c.t === sig.t);
+          const sandboxCall = (m.index.criCallsAt.get(`${p.runtime}|${sig.t}`) ?? []).some((c) => c.call === 'StopPodSandbox' || c.call === 'RemovePodSandbox' || c.call === 'RemoveContainer');
           if (sandboxPhase || sandboxCall) continue;
           out.push({
             invariant: this.id,
@@ -441,9 +440,9 @@ export const INVARIANTS: readonly Invariant[] = [
       const out: Violation[] = [];
       for (const f of m.finalDeletes) {
         const inc = m.incarnationAt(f.actor, f.t);
-        const done = m
-          .spansOf('kubelet.sync')
-          .some((s) => s.actor === f.actor && s.incarnation === inc && s.podUid === f.podUid && workRank(s.data.work) === 1 && s.end !== undefined && s.end <= f.t && !s.endData?.error);
+        const done = (m.index.spansByPod.get(`kubelet.sync|${f.podUid}`) ?? []).some(
+          (s) => s.actor === f.actor && s.incarnation === inc && workRank(s.data.work) === 1 && s.end !== undefined && s.end <= f.t && !s.endData?.error,
+        );
         if (!done) out.push({ invariant: this.id, t: f.t, message: `${f.actor} sent the final DELETE for ${f.pod ?? f.podUid} before its pod worker finished terminating it` });
       }
       return out;

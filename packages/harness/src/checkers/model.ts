@@ -306,8 +306,8 @@ export interface ModelIndexes {
   readonly processesByPod: ReadonlyMap<string, readonly ProcessLife[]>;
   /** Requests by virtual time. */
   readonly requestsAt: ReadonlyMap<number, readonly ApiRequest[]>;
-  /** DELETE requests of pods by `client|namespace/name`. */
-  readonly podDeletesByClient: ReadonlyMap<string, readonly ApiRequest[]>;
+  /** DELETE requests of pods by `client|name` (any namespace). */
+  readonly podDeletesByClientName: ReadonlyMap<string, readonly ApiRequest[]>;
   /** Pod writes by `namespace/name` (every UID that had the name). */
   readonly podWritesByName: ReadonlyMap<string, readonly ApiWrite[]>;
   /** Spans by `kind|podUid`. */
@@ -317,8 +317,9 @@ export interface ModelIndexes {
   /** CRI calls by container id, and by `runtime|t`. */
   readonly criCallsByContainer: ReadonlyMap<string, readonly CriCall[]>;
   readonly criCallsAt: ReadonlyMap<string, readonly CriCall[]>;
-  /** Final deletes by actor. */
+  /** Final deletes by actor, and by pod UID. */
   readonly finalDeletesByActor: ReadonlyMap<string, readonly TraceModel['finalDeletes'][number][]>;
+  readonly finalDeletesByPod: ReadonlyMap<string, readonly TraceModel['finalDeletes'][number][]>;
 }
 
 function push<K, V>(m: Map<K, V[]>, k: K, v: V): void {
@@ -331,10 +332,10 @@ function buildIndexes(m: TraceModel): ModelIndexes {
   const processesByPod = new Map<string, ProcessLife[]>();
   for (const p of m.processes) push(processesByPod, p.podUid, p);
   const requestsAt = new Map<number, ApiRequest[]>();
-  const podDeletesByClient = new Map<string, ApiRequest[]>();
+  const podDeletesByClientName = new Map<string, ApiRequest[]>();
   for (const r of m.requests) {
     push(requestsAt, r.t, r);
-    if (r.verb === 'delete' && r.resource === 'pods') push(podDeletesByClient, `${r.client}|${r.namespace ?? ''}/${r.name ?? ''}`, r);
+    if (r.verb === 'delete' && r.resource === 'pods') push(podDeletesByClientName, `${r.client}|${r.name}`, r);
   }
   const podWritesByName = new Map<string, ApiWrite[]>();
   for (const w of m.writes) if (w.resource === 'pods') push(podWritesByName, `${w.namespace ?? ''}/${w.name}`, w);
@@ -353,8 +354,23 @@ function buildIndexes(m: TraceModel): ModelIndexes {
     push(criCallsAt, `${c.runtime}|${c.t}`, c);
   }
   const finalDeletesByActor = new Map<string, TraceModel['finalDeletes'][number][]>();
-  for (const f of m.finalDeletes) push(finalDeletesByActor, f.actor, f);
-  return { processesByPod, requestsAt, podDeletesByClient, podWritesByName, spansByPod, killContainerSpans, criCallsByContainer, criCallsAt, finalDeletesByActor };
+  const finalDeletesByPod = new Map<string, TraceModel['finalDeletes'][number][]>();
+  for (const f of m.finalDeletes) {
+    push(finalDeletesByActor, f.actor, f);
+    push(finalDeletesByPod, f.podUid, f);
+  }
+  return {
+    processesByPod,
+    requestsAt,
+    podDeletesByClientName,
+    podWritesByName,
+    spansByPod,
+    killContainerSpans,
+    criCallsByContainer,
+    criCallsAt,
+    finalDeletesByActor,
+    finalDeletesByPod,
+  };
 }
 
 function normalizeSignal(s: string | undefined): string {
