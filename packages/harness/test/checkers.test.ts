@@ -152,6 +152,25 @@ const broken: Array<[string, (r: R[]) => void, string[]]> = [
     (r) => (r[at(r, (x) => x.kind === 'kubelet.sync' && x.data?.span === 2 && x.data.ph === 'E')].data = { podUid: 'u1', pod: 'default/p', work: 'TerminatingPodWork', ph: 'E', span: 2, error: 'killPod failed' }),
     ['final-delete-after-terminated'],
   ],
+  [
+    "the kubelet's final DELETE (meant for u1) removes a pod recreated under the same name",
+    (r) => {
+      // The user force-deleted p (u1) and created p again (u2) between the kubelet's GET and its DELETE.
+      const i = at(r, (x) => x.kind === 'api.write' && x.data?.rv === '40');
+      const u2 = { resource: 'pods', namespace: 'default', name: 'p', uid: 'u2', nodeName: 'node-1' };
+      r.splice(
+        i,
+        2,
+        { t: 13.7 * S, actor: 'apiserver', kind: 'api.write', data: { ...r[0].data, event: 'MODIFIED', rv: '35', phase: 'Running', nodeName: 'node-1', deletionTimestamp: ts(10), deletionGracePeriodSeconds: 0 } },
+        { t: 13.7 * S, actor: 'apiserver', kind: 'api.write', data: { ...r[0].data, event: 'DELETED', rv: '36', phase: 'Running', nodeName: 'node-1', deletionTimestamp: ts(10), deletionGracePeriodSeconds: 0 } },
+        { t: 13.7 * S, actor: 'apiserver', kind: 'api.request', data: { verb: 'delete', resource: 'pods', namespace: 'default', name: 'p', code: 200, client: 'driver', gracePeriodSeconds: 0 } },
+        { t: 13.8 * S, actor: 'apiserver', kind: 'api.write', data: { ...u2, event: 'ADDED', rv: '37', phase: 'Pending' } },
+        { t: 14 * S, actor: 'apiserver', kind: 'api.write', data: { ...u2, event: 'MODIFIED', rv: '40', phase: 'Pending', deletionTimestamp: ts(14), deletionGracePeriodSeconds: 0 } },
+        { t: 14 * S, actor: 'apiserver', kind: 'api.write', data: { ...u2, event: 'DELETED', rv: '41', phase: 'Pending', deletionTimestamp: ts(14), deletionGracePeriodSeconds: 0 } },
+      );
+    },
+    ['final-delete-own-uid'],
+  ],
 ];
 
 for (const [title, mutate, want] of broken) {

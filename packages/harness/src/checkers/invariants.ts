@@ -448,6 +448,30 @@ export const INVARIANTS: readonly Invariant[] = [
       return out;
     },
   },
+  {
+    id: 'final-delete-own-uid',
+    spec: '§14.15',
+    title: "the kubelet's final DELETE removes only the pod UID it was sent for: a pod recreated under the same name survives (UID precondition)",
+    check(m) {
+      const out: Violation[] = [];
+      for (const writes of m.podWrites.values()) {
+        for (const d of writes.filter((w) => w.event === 'DELETED')) {
+          const cause = causeOf(m, d);
+          if (!cause || !cause.client.startsWith('kubelet/') || cause.gracePeriodSeconds !== 0) continue;
+          // The kubelet writes its finalDelete record (with the UID it meant) when the reply arrives.
+          const meant = (m.index.finalDeletesByActor.get(cause.client) ?? []).find((f) => f.t >= d.t && f.pod === `${d.namespace}/${d.name}` && f.code !== undefined && f.code < 300);
+          if (meant && meant.podUid !== d.uid) {
+            out.push({
+              invariant: this.id,
+              t: d.t,
+              message: `${cause.client}'s final DELETE for ${d.namespace}/${d.name} (uid ${meant.podUid}) removed the pod recreated under that name (uid ${d.uid})`,
+            });
+          }
+        }
+      }
+      return out;
+    },
+  },
 ];
 
 /** Ids of every checker, for `expect.invariants.allow` validation. */
