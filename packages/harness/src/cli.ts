@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 /**
  * The `podsim` command line (`pnpm podsim …` = `node packages/harness/dist/src/cli.js …`).
- *   podsim run FILE [--seed N] [--placement P] [--json OUT] [--quiet]
+ *   podsim run FILE [--seed N] [--placement P] [--json OUT] [--quiet] [--trace OUT.json]
  *   podsim validate FILE
+ *   podsim explore FILE [--seeds A..B | --count N] [--workers W] [--faults LEVEL] [--json OUT] (src/explore/cli.ts)
+ *   podsim replay FILE --seed N [--faults LEVEL] [--trace OUT.json] [--shrink [--out FILE]]
  *   podsim serve [--port P] [--host H] [--scenario FILE] [--nodes N] [--speed X] [--seed S] [--kubeconfig OUT]
  *   podsim bench storm|churn|scale [...] (src/bench/benchCli.ts)
  * Exit codes: 0 every step, expectation and invariant held; 1 something failed (the failed
@@ -16,12 +18,16 @@ import { formatDuration } from './duration.js';
 import { compileScenario } from './scenario/compile.js';
 import { loadScenario } from './scenario/load.js';
 import { ScenarioError, formatIssue } from './scenario/source.js';
-import { runCompiled, type RunReport } from './run.js';
+import type { RunReport } from './run.js';
 import { formatPodTable } from './report/report.js';
 import type { EngineKind } from './engine.js';
 import { parseDuration } from './duration.js';
 import { runServe } from './serve/command.js';
 import { registerBenchCommands } from './bench/benchCli.js';
+import { registerExploreCommands } from './explore/cli.js';
+import { toChromeTrace } from './report/chromeTrace.js';
+import { runPlan } from './engine.js';
+import { judge } from './run.js';
 
 /** Exit codes of the CLI. */
 export const EXIT_OK = 0;
@@ -116,14 +122,20 @@ export async function main(argv: readonly string[], io: CliIo = stdio): Promise<
     .option('--placement <p>', 'single | per-actor | shards:N (default: the scenario\'s, else single)', parsePlacement)
     .option('--json <out>', 'write the result as JSON to this file')
     .option('--quiet', 'print only the summary lines')
+    .option('--trace <out>', 'write the run as a Chrome trace (Perfetto, chrome://tracing)')
     .addOption(new Option('--engine <kind>', 'threads (worker threads) or local (one thread, no workers)').choices(['threads', 'local']).default('threads'))
-    .action(async (file: string, o: { seed?: number; placement?: string; json?: string; quiet?: boolean; engine: EngineKind }) => {
+    .action(async (file: string, o: { seed?: number; placement?: string; json?: string; quiet?: boolean; trace?: string; engine: EngineKind }) => {
       const plan = compileScenario(loadScenario(file), { seed: o.seed, placement: o.placement });
       for (const w of plan.warnings) io.err(formatIssue(w));
       io.out(`seed ${plan.seed} (placement ${plan.placement}) ${file}`);
-      const report = await runCompiled(plan, { engine: o.engine });
+      const res = await runPlan(plan, { engine: o.engine });
+      const report = judge(plan, res).report;
       printReport(report, io, o.quiet ?? false);
       if (o.json) writeFileSync(o.json, `${JSON.stringify(report, null, 2)}\n`);
+      if (o.trace) {
+        writeFileSync(o.trace, JSON.stringify(toChromeTrace(res.traces, { file, seed: plan.seed, placement: plan.placement, traceDigest: report.traceDigest })));
+        io.out(`trace written to ${o.trace} (open it in https://ui.perfetto.dev or chrome://tracing)`);
+      }
       code = report.ok ? EXIT_OK : EXIT_FAILED;
     });
 
@@ -174,6 +186,7 @@ export async function main(argv: readonly string[], io: CliIo = stdio): Promise<
     );
 
   registerBenchCommands(program, io, (c) => (code = c));
+  registerExploreCommands(program, io, (c) => (code = c));
 
   try {
     await program.parseAsync([...argv], { from: 'user' });

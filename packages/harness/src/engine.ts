@@ -16,8 +16,10 @@ export type EngineKind = 'threads' | 'local';
  * Trace kinds the harness collects by default: what the checkers, expectations and reports read.
  * `cri.call` (dominated by PLEG relists and probes: ~2 records per node per virtual second) is
  * left out; every record is still folded into the trace digest whether collected or not.
+ * `reflector.*` (re-lists and re-watches after a watch timeout or a lost connection) is rare and
+ * shows in a replayed pod's timeline.
  */
-export const HARNESS_TRACE_KINDS: readonly string[] = ['api.', 'cri.start', 'cri.signal', 'cri.exit', 'cri.exec', 'kubelet.', 'engine.', 'fault.', 'driver.'];
+export const HARNESS_TRACE_KINDS: readonly string[] = ['api.', 'cri.start', 'cri.signal', 'cri.exit', 'cri.exec', 'kubelet.', 'engine.', 'fault.', 'driver.', 'reflector.'];
 
 export interface EngineOptions {
   readonly engine?: EngineKind;

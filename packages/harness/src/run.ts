@@ -13,6 +13,7 @@ import { compileScenario, type PlanOptions, type RunPlan } from './scenario/comp
 import { loadScenario } from './scenario/load.js';
 import { formatIssue } from './scenario/source.js';
 import { podSummaries, watchLines, type PodSummary } from './report/report.js';
+import { LIVENESS, checkLiveness } from './explore/liveness.js';
 
 export interface RunOptions extends PlanOptions, EngineOptions {}
 
@@ -82,6 +83,9 @@ export function judge(plan: RunPlan, res: EngineResult): { report: RunReport; mo
   const expectations = evaluateExpectations(model, plan.expect, plan.stepIds);
   const allow = new Set(plan.expect?.invariants && plan.expect.invariants !== 'clean' ? plan.expect.invariants.allow : []);
   const all = checkInvariants(model, { epochUnixSeconds: plan.epochUnixSeconds });
+  // An explored scenario must also heal: deleted pods gone, their containers stopped, in budget.
+  if (plan.explore) all.push(...checkLiveness(model, plan.explore.healAfterUs, plan.explore.livenessBudgetUs));
+  all.sort((a, b) => a.t - b.t);
   const violations = all.filter((v) => !allow.has(v.invariant));
   const replay = replayCommand(plan.file, plan.seed, plan.placement);
 
@@ -116,7 +120,7 @@ export function judge(plan: RunPlan, res: EngineResult): { report: RunReport; mo
     watch: watchLines(model),
     steps,
     expectations,
-    invariantsChecked: INVARIANTS.map((i) => i.id),
+    invariantsChecked: [...INVARIANTS.map((i) => i.id), ...(plan.explore ? [LIVENESS] : [])],
     violations,
     allowedViolations: all.filter((v) => allow.has(v.invariant)),
     pods: podSummaries(model),

@@ -17,6 +17,8 @@ import { INVARIANT_IDS } from '../checkers/invariants.js';
 import { didYouMean, type LoadedScenario, type LoadedStep } from './load.js';
 import type { ExpectSpec, FaultSpec, KubeletSettings } from './schema.js';
 import { ScenarioError, type ScenarioIssue } from './source.js';
+import { loadScheduledFaults, type ScheduledFault } from './scheduled.js';
+import { UNREALISTIC_EXPLORE_KINDS, checkExplore } from '../explore/draw.js';
 
 /** One actor of the run: its id, the module that exports `createActor`, and its config. */
 export interface ActorPlan {
@@ -56,12 +58,18 @@ export interface RunPlan {
   /** A bound the run can never legitimately pass (sum of sleeps and timeouts, plus margin). */
   readonly maxVirtualUs: number;
   readonly warnings: readonly ScenarioIssue[];
+  /** Faults at absolute times: the file's `faults:` list, then those passed in (explore draws). */
+  readonly scheduledFaults: readonly ScheduledFault[];
+  /** With an `explore:` section: when healing begins and the liveness budget after it. */
+  readonly explore?: { readonly healAfterUs: number; readonly livenessBudgetUs: number };
 }
 
 /** Run-time overrides from the command line. */
 export interface PlanOptions {
   readonly seed?: number;
   readonly placement?: string;
+  /** More faults at absolute times (the faults `podsim explore` drew for the seed). */
+  readonly scheduledFaults?: readonly ScheduledFault[];
 }
 
 /** Module specifiers of the actor packages (each exports `createActor`). */
@@ -112,6 +120,7 @@ function kubeletConfig(settings: KubeletSettings | undefined): Record<string, un
   if (s.plegRelistPeriod !== undefined) out.plegRelistPeriodUs = s.plegRelistPeriod;
   if (s.statusSyncPeriod !== undefined) out.statusSyncPeriodUs = s.statusSyncPeriod;
   if (s.nodeStatusUpdateFrequency !== undefined) out.nodeStatusUpdateFrequencyUs = s.nodeStatusUpdateFrequency;
+  if (s.plantedBugs !== undefined) out.plantedBugs = s.plantedBugs;
   return out;
 }
 
@@ -138,6 +147,12 @@ export function compileScenario(sc: LoadedScenario, opts: PlanOptions = {}): Run
     kubeletCfg.set(n.name, cfg);
   });
   const runtimeFaults = new Map<string, RuntimeCallFault[]>(nodes.map((n) => [n, []]));
+  // Configs of the API clients a `disconnect` fault can hit (the kubelets' are kubeletCfg's entries).
+  const clientCfg = new Map<string, Record<string, unknown>>([
+    ['kube-controller-manager', {}],
+    ['kube-scheduler', {}],
+    ...nodes.map((n) => [`kubelet/${n}`, kubeletCfg.get(n)!] as [string, Record<string, unknown>]),
+  ]);
   const actorIds = ['apiserver', 'kube-controller-manager', 'kube-scheduler', DRIVER_ACTOR, ...nodes.flatMap((n) => [`kubelet/${n}`, `runtime/${n}`])];
 
   // ---- latency ------------------------------------------------------------------------------------
@@ -337,12 +352,39 @@ export function compileScenario(sc: LoadedScenario, opts: PlanOptions = {}): Run
           );
         }
         const at = cursor;
-        const summary = compileFault(f, at, [...p, 'fault'], { nodes, faults, kubeletCfg, runtimeFaults, checkPattern, issues, ls });
+        const summary = compileFault(f, at, [...p, 'fault'], { nodes, faults, kubeletCfg, runtimeFaults, clientCfg, checkPattern, issues, ls });
         steps.push({ ...base, kind: 'fault', fault: f.kind, summary, ...(f.kind === 'nodeDeleted' ? { deleteNode: f.node } : {}) });
         break;
       }
     }
   });
+
+  // ---- scheduled faults (absolute times) and the explore phases ---------------------------------------
+  // Each engine fault gets its scheduled fault's id, which names its random streams: removing
+  // one scheduled fault (shrinking) leaves the draws of the others unchanged.
+  const scheduledFaults = [...loadScheduledFaults(doc.faults, src, issues), ...(opts.scheduledFaults ?? [])];
+  for (const sf of scheduledFaults) {
+    const first = faults.length;
+    compileFault(sf.fault, sf.atUs, sf.path ? [...sf.path] : ['faults'], { nodes, faults, kubeletCfg, runtimeFaults, clientCfg, checkPattern, issues, ls: { src } });
+    for (let i = first; i < faults.length; i++) faults[i] = { ...faults[i], id: faults.length - first > 1 ? `${sf.id}/${i - first}` : sf.id };
+    bound = Math.max(bound, sf.atUs);
+  }
+  const warnings = [...sc.warnings];
+  const ex = doc.explore;
+  if (ex) {
+    for (const x of checkExplore(ex, { nodes, clients: [...clientCfg.keys()], actorIds })) issues.push(src.issue(x.path, x.message));
+    ex.faults.forEach((e, j) => {
+      if (UNREALISTIC_EXPLORE_KINDS.includes(e.kind)) {
+        warnings.push(
+          src.issue(['explore', 'faults', j, 'kind'], `${e.kind} loses or repeats messages inside a live watch stream, which TCP never does (the reflectors cannot recover); disconnect models a broken connection`, { warning: true }),
+        );
+      }
+    });
+    // The timeline lasts at least until the liveness budget after healAfter has passed.
+    const horizon = ex.healAfter + ex.livenessBudget;
+    steps.push({ index: steps.length, line: src.locate(['explore']).line, kind: 'sleep', durationUs: 0, atUs: horizon });
+    bound = Math.max(bound, horizon);
+  }
 
   // ---- expectations -------------------------------------------------------------------------------
   const expect = doc.expect;
@@ -352,8 +394,8 @@ export function compileScenario(sc: LoadedScenario, opts: PlanOptions = {}): Run
 
   const actors = [
     { id: 'apiserver', module: ACTOR_MODULES.apiserver, config: {} },
-    { id: 'kube-controller-manager', module: ACTOR_MODULES.controllerManager, config: {} },
-    { id: 'kube-scheduler', module: ACTOR_MODULES.scheduler, config: {} },
+    { id: 'kube-controller-manager', module: ACTOR_MODULES.controllerManager, config: clientCfg.get('kube-controller-manager') },
+    { id: 'kube-scheduler', module: ACTOR_MODULES.scheduler, config: clientCfg.get('kube-scheduler') },
     ...nodes.flatMap((n, i) => [
       { id: `kubelet/${n}`, module: ACTOR_MODULES.kubelet, config: kubeletCfg.get(n) },
       {
@@ -383,7 +425,9 @@ export function compileScenario(sc: LoadedScenario, opts: PlanOptions = {}): Run
     expect,
     stepIds,
     maxVirtualUs: bound + (cluster.drain ?? 0) + MARGIN_US,
-    warnings: sc.warnings,
+    warnings,
+    scheduledFaults,
+    ...(ex ? { explore: { healAfterUs: ex.healAfter, livenessBudgetUs: ex.livenessBudget } } : {}),
   };
 }
 
@@ -415,9 +459,11 @@ interface FaultCtx {
   readonly faults: Fault[];
   readonly kubeletCfg: Map<string, Record<string, unknown>>;
   readonly runtimeFaults: Map<string, RuntimeCallFault[]>;
+  /** Configs of the API clients (kubelets, kube-controller-manager, kube-scheduler) by actor id. */
+  readonly clientCfg: Map<string, Record<string, unknown>>;
   readonly checkPattern: (p: string, path: (string | number)[]) => void;
   readonly issues: ScenarioIssue[];
-  readonly ls: LoadedStep;
+  readonly ls: Pick<LoadedStep, 'src'>;
 }
 
 /** Adds the engine faults / actor config for one fault step; returns a one-line summary. */
@@ -486,6 +532,19 @@ function compileFault(f: FaultSpec, at: number, path: (string | number)[], c: Fa
       return `partition ${f.a} ⇹ ${f.b} for ${secs(f.for)}`;
     case 'nodeDeleted':
       return `Node ${f.node} deleted`;
+    case 'disconnect': {
+      const clients = [...c.clientCfg.keys()].filter((id) => matchesActor(f.client, id));
+      if (clients.length === 0) {
+        c.issues.push(c.ls.src.issue([...path, 'client'], `${JSON.stringify(f.client)} matches no API client (${[...c.clientCfg.keys()].join(', ')})`));
+        return f.kind;
+      }
+      for (const id of clients) {
+        c.faults.push({ kind: 'partition', a: id, b: 'apiserver', startUs: at, ...end(f.for) });
+        const cfg = c.clientCfg.get(id)!;
+        cfg.apiConnectionLossesUs = [...((cfg.apiConnectionLossesUs as number[] | undefined) ?? []), at];
+      }
+      return `connection ${f.client} ⇹ apiserver broken for ${secs(f.for)} (watches end and are re-established)`;
+    }
   }
 }
 

@@ -30,6 +30,8 @@ export const zKubeletSettings = z.strictObject({
   plegRelistPeriod: zDuration.optional(),
   statusSyncPeriod: zDuration.optional(),
   nodeStatusUpdateFrequency: zDuration.optional(),
+  /** Test-only: bugs planted in the kubelet to check that `podsim explore` finds them (`skipUidPrecondition`). */
+  plantedBugs: z.array(z.enum(['skipUidPrecondition'])).optional(),
 });
 
 export const zNode = z.strictObject({
@@ -226,11 +228,63 @@ export const zFaultSchemas = {
   partition: z.strictObject({ kind: z.literal('partition'), a: zActorPattern, b: zActorPattern, for: zDuration.optional() }),
   nodeDown: z.strictObject({ kind: z.literal('nodeDown'), node: zName, for: zDuration.optional() }),
   nodeDeleted: z.strictObject({ kind: z.literal('nodeDeleted'), node: zName }),
+  /**
+   * A client's connection to the apiserver breaks for `for`: everything between them is lost (an
+   * engine partition) and the client's watches end there, as a broken HTTP/2 connection ends
+   * them (client-go then watches again from its last resourceVersion).
+   */
+  disconnect: z.strictObject({ kind: z.literal('disconnect'), client: zActorPattern, for: zDuration.optional() }),
 } as const;
 
 export type FaultKind = keyof typeof zFaultSchemas;
 export const FAULT_KINDS = Object.keys(zFaultSchemas) as FaultKind[];
 export type FaultSpec = { [K in FaultKind]: z.output<(typeof zFaultSchemas)[K]> }[FaultKind];
+
+// ---- seed exploration (`podsim explore`) ---------------------------------------------------------
+
+/** A fixed duration, or `[min, max]` drawn uniformly per fault. */
+const zDurationRange = z.union([zDuration, z.tuple([zDuration, zDuration])], { error: 'expected a duration or [min, max]' });
+
+/**
+ * One kind of fault `podsim explore` draws: how many per run (`rate`, the Poisson mean at level
+ * 1) and the ranges its fields are drawn from; targets default to every node / API client.
+ */
+export const zExploreFault = z.strictObject({
+  kind: z.enum(['kubeletRestart', 'nodeDown', 'runtimeError', 'runtimeDelay', 'slowUnmount', 'delay', 'disconnect', 'drop', 'duplicate', 'partition']),
+  rate: z.number().min(0).max(100),
+  /** Node faults: the nodes to pick from (default every node). */
+  nodes: z.array(zName).min(1).optional(),
+  /** runtimeError / runtimeDelay: the CRI calls to pick from. */
+  calls: z.array(zCriCall).min(1).optional(),
+  code: z.enum(['NotFound', 'Unknown', 'DeadlineExceeded', 'Unavailable', 'InvalidArgument', 'FailedPrecondition']).optional(),
+  /** disconnect: the API clients to pick from (default every kubelet, kube-controller-manager, kube-scheduler). */
+  clients: z.array(zActorPattern).min(1).optional(),
+  /** delay / drop / duplicate / partition: the links to pick from (partition reads from/to as a/b). */
+  links: z.array(z.strictObject({ from: zActorPattern, to: zActorPattern })).min(1).optional(),
+  /** How long the fault lasts (default 10s–30s). */
+  for: zDurationRange.optional(),
+  /** delay / runtimeDelay / duplicate: the added delay (default 1s–5s). */
+  delay: zDurationRange.optional(),
+  /** kubeletRestart: how long the kubelet is down (default 2s–20s). */
+  downFor: zDurationRange.optional(),
+  /** drop / duplicate: per-message probability (default 1). */
+  probability: z.number().min(0).max(1).optional(),
+});
+
+/**
+ * `explore:` — the fault phase and the healing phase of a seeded run (FoundationDB / TigerBeetle
+ * style): faults start inside `window`, every one is over by `healAfter`, and after that each
+ * deleted pod must be gone and its containers stopped within `livenessBudget`.
+ */
+export const zExplore = z.strictObject({
+  window: z.tuple([zDuration, zDuration]),
+  healAfter: zDuration,
+  livenessBudget: zDuration,
+  faults: z.array(zExploreFault),
+});
+
+export type ExploreSpec = z.output<typeof zExplore>;
+export type ExploreFaultSpec = z.output<typeof zExploreFault>;
 
 // ---- expectations -------------------------------------------------------------------------------
 
@@ -330,6 +384,9 @@ export const zScenarioDoc = z.strictObject({
   manifests: z.array(z.looseObject({})).optional(),
   manifestFiles: z.array(z.string().min(1)).optional(),
   steps: z.array(z.unknown()).min(1, { message: 'a scenario needs at least one step' }),
+  /** Faults at absolute virtual times, independent of the timeline: `{at, id?, kind, …}` (what `podsim replay --shrink` writes). */
+  faults: z.array(z.unknown()).optional(),
+  explore: zExplore.optional(),
   expect: zExpect.optional(),
 });
 
