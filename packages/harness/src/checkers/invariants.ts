@@ -258,13 +258,16 @@ export const INVARIANTS: readonly Invariant[] = [
           if (term !== undefined && timeouts.length > 0 && sig.t >= term + Math.min(...timeouts) * US_PER_SECOND) continue;
           // StopPodSandbox / RemovePodSandbox SIGKILL what still runs: inside killPod, after every container kill returned.
           const node = p.runtime.replace(/^runtime\//, 'kubelet/');
+          // Only the kubelet incarnation running at the SIGKILL counts: a crashed one's spans never end.
+          const inc = m.incarnationAt(node, sig.t);
           const podKills = m.index.spansByPod.get(`kubelet.killContainer|${p.podUid}`) ?? [];
           const sandboxPhase = (m.index.spansByPod.get(`kubelet.killPod|${p.podUid}`) ?? []).some(
             (k) =>
               k.actor === node &&
+              k.incarnation === inc &&
               k.begin <= sig.t &&
               (k.end === undefined || sig.t <= k.end) &&
-              !podKills.some((c) => c.actor === node && c.begin <= sig.t && (c.end === undefined || c.end > sig.t)),
+              !podKills.some((c) => c.actor === node && c.incarnation === inc && c.begin <= sig.t && (c.end === undefined || c.end > sig.t)),
           );
           const sandboxCall = (m.index.criCallsAt.get(`${p.runtime}|${sig.t}`) ?? []).some((c) => c.call === 'StopPodSandbox' || c.call === 'RemovePodSandbox' || c.call === 'RemoveContainer');
           if (sandboxPhase || sandboxCall) continue;
