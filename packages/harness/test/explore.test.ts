@@ -175,6 +175,21 @@ test('faults draw from independent streams: removing one leaves the run unchange
   );
 });
 
+test('the example: removing its disconnect or a kubelet restart leaves the run unchanged until that fault begins', async (t) => {
+  const file = 'examples/explore-kubelet-restart.yaml';
+  const seed = 1;
+  const all = drawnFaults(loadScenario(file), seed, 2);
+  const full = await runSeed({ file, seed, level: 2, traces: true });
+  const lines = (tr: typeof full.traces, before: number) => (tr ?? []).filter((r) => r.t < before).map((r) => `${r.t} ${r.actor} ${r.kind} ${r.msg}`);
+  for (const kind of ['disconnect', 'kubeletRestart']) {
+    const removed = all.find((f) => f.fault.kind === kind)!;
+    const without = await runSeed({ file, seed, level: 2, traces: true, keepFaults: all.filter((f) => f !== removed).map((f) => f.id) });
+    t.not(without.traceDigest, full.traceDigest, `${removed.id} mattered`);
+    t.true(lines(full.traces, removed.atUs).length > 400);
+    t.deepEqual(lines(without.traces, removed.atUs), lines(full.traces, removed.atUs), `without ${removed.id}`);
+  }
+});
+
 test('ddmin finds a 1-minimal failing subset', async (t) => {
   const items = [...Array(16).keys()];
   const r = await ddmin(items, async (s) => s.includes(3) && s.includes(11));
