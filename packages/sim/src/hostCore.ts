@@ -171,6 +171,12 @@ export class HostCore {
   now: VirtualTime = 0;
   /** Exclusive end of the run once an actor called stopRun (NEVER until then). */
   stopAt: VirtualTime = NEVER;
+  /**
+   * Exclusive end of the current window as lowered while it runs (NEVER = only the bound given to
+   * `runUntil`). A host shell lowers it from `routeRemote` (a message sent to another host may
+   * come back) and resets it when a window starts; LocalSimulation never touches it.
+   */
+  windowCap: VirtualTime = NEVER;
   stopReason: string | undefined;
   /** Collected trace records, in processing order (merge across hosts by (t, actor, seq)). */
   traces: TraceRecord[] = [];
@@ -266,16 +272,17 @@ export class HostCore {
   }
 
   /**
-   * Processes, in key order, every queued event with `at < bound` (and `< stopAt)`, or at most
-   * `maxEvents` of them (a host thread uses that to report liveness during a long window).
-   * Returns the number of events processed. Throws {@link SimulationError} if a handler throws.
+   * Processes, in key order, every queued event with `at < bound` (and `< stopAt`, `< windowCap`,
+   * both read before each event), or at most `maxEvents` of them (a host thread uses that to
+   * report liveness during a long window). Returns the number of events processed. Throws
+   * {@link SimulationError} if a handler throws.
    */
   runUntil(bound: VirtualTime, maxEvents = Infinity): number {
     if (!this.started) this.start();
     let n = 0;
     while (n < maxEvents) {
       const top = this.queue.peek();
-      if (!top || top.at >= bound || top.at >= this.stopAt) break;
+      if (!top || top.at >= bound || top.at >= this.stopAt || top.at >= this.windowCap) break;
       this.queue.pop();
       this.now = top.at;
       this.dispatch(top);

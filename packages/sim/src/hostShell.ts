@@ -1,34 +1,48 @@
 /**
  * One host thread of a threaded run: a {@link HostCore} plus the conservative window loop
- * (DESIGN.md §4, §9; the protocol is in syncBoard.ts). In each round this host is woken for:
- * drain every batch peers announced on the board (a batch is posted before its count is
- * raised, so it is always taken before the round runs); process every event below the bound
- * the coordinator computed, B_h = min(target, stop time, min_q (V_q + C(q→h))) with C the
- * shortest inter-host message chain (placement.ts windowMatrix); post one msgpackr batch per
- * destination host; publish Q, S, M; arrive — and coordinate the next round if last.
- *
- * Hosts with nothing below their bound are not woken. Waits are bounded; a failure raises the
- * board's abort flag so no peer waits for a host that will not come.
+ * (DESIGN.md §4, §9; the protocol and the invariants I1–I7 it relies on are in syncBoard.ts).
+ * In each round this host is woken for it
+ * 1. drains every batch peers announced on the board (I1: posted before announced, so all of
+ *    them are there);
+ * 2. processes every event below the coordinator's bound B_h = min(target, stop time,
+ *    min_{q≠h} (V_q + C[q][h])) and below its own cap: each message it sends to host d,
+ *    delivered at a, lowers the cap to a + C[d][h], the earliest a reply could be back (I3);
+ * 3. posts one msgpackr batch per destination host, then raises the counts (I1), publishes Q,
+ *    S, M and arrives (reading EXPECTED first, I4) — and coordinates the next round if last.
+ * Hosts with nothing below their bound are not woken. Every wait is a loop of bounded slices
+ * that re-checks its condition (I6); waiting for a window is not a failure (I7). A failure
+ * raises the board's abort flag so no peer waits for a host that will not come.
  */
+import { availableParallelism } from 'node:os';
 import { receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
 import { NEVER, type ActorFactory, type Fault, type RunFailure } from '@podsim/api';
 import type { HostControl, HostInit, HostMetrics, SegmentResult, TraceChunk, WireEnvelope } from '@podsim/api/protocol/control';
 import { HostCore, SimulationError } from './hostCore.js';
-import { CMD_RUN, SyncBoard } from './syncBoard.js';
+import { CMD_RUN, STATE_DRAIN, STATE_OUT, STATE_RUN, STATE_SYNC, SyncBoard } from './syncBoard.js';
 import { decodeBatch, encodeBatch } from './batch.js';
 import { Chaos, type ChaosConfig } from './chaos.js';
+import { formatVirtual } from './liveness.js';
 
 /** HostInit plus the engine's test-only knobs (not part of the control-plane vocabulary). */
 export interface ShellInit extends HostInit {
   readonly chaos?: ChaosConfig;
 }
 
-/** Events processed between liveness beats inside one long window. */
-const BEAT_EVERY = 4096;
+/**
+ * Events processed between liveness beats inside one long window: small, so that a window of
+ * slow handlers (ms each) is never mistaken for a stuck one; a beat costs a few ns.
+ */
+const BEAT_EVERY = 32;
 /** Atomics.wait slice while waiting for peers, wall ms. */
 const WAIT_SLICE_MS = 20;
-/** Spin before sleeping for the next window when the main thread gives none (loads of one word). */
-export const DEFAULT_SPIN = 200;
+/**
+ * Most loads of its go word a waiting host spins before sleeping (while hosts awake ≤ cores):
+ * ~20 µs, about one hand-off between two hosts on an idle machine. The budget adapts: it
+ * doubles towards this when spins catch the signal and halves (to 64) when they do not, as
+ * when the machine is overloaded and the host we wait for needs our core.
+ */
+export const DEFAULT_SPIN = 20_000;
+const MIN_SPIN = 64;
 
 /** Loads `spec.module` and returns its factory export. */
 export async function loadFactory(module: string, exportName = 'createActor'): Promise<ActorFactory> {
@@ -47,9 +61,14 @@ export class HostShell implements HostControl {
   private h = 0;
   private n = 1;
   private spin = DEFAULT_SPIN;
+  /** Current adaptive spin budget (MIN_SPIN … spin). */
+  private spinBudget = MIN_SPIN;
+  private cores = 1;
   /** Outgoing envelopes of the current round, per destination host. */
   private out: WireEnvelope[][] = [];
   private outMin: number[] = [];
+  /** C[d][h] per destination d: a message delivered at host d at a may be back here at a + this. */
+  private backUs: number[] = [];
   private mailboxOut: WireEnvelope[] = [];
   private recv: number[] = [];
   private failure: RunFailure | undefined;
@@ -68,6 +87,7 @@ export class HostShell implements HostControl {
     this.h = cfg.hostIndex;
     this.n = cfg.hostCount;
     this.spin = cfg.spin ?? DEFAULT_SPIN;
+    this.cores = availableParallelism();
     this.board = new SyncBoard(cfg.board, cfg.hostCount);
     if (this.chaos) {
       const c = this.chaos;
@@ -77,12 +97,13 @@ export class HostShell implements HostControl {
     this.toMain = cfg.toMain as MessagePort;
     this.out = Array.from({ length: this.n }, () => []);
     this.outMin = new Array<number>(this.n).fill(NEVER);
+    this.backUs = Array.from({ length: this.n }, (_, d) => (d === this.h ? NEVER : cfg.windowUs[d * this.n + this.h]));
     this.recv = new Array<number>(this.n).fill(0);
     const local = await Promise.all(
       cfg.local.map(async (s) => ({ id: s.id, factory: await loadFactory(s.module, s.exportName), config: s.config })),
     );
     const hostOf = cfg.hostOf;
-    this.core = new HostCore({
+    const core = new HostCore({
       seed: cfg.seed,
       epochUnixSeconds: cfg.epochUnixSeconds,
       allActorIds: cfg.allActorIds,
@@ -97,9 +118,15 @@ export class HostShell implements HostControl {
           return;
         }
         this.out[d].push(env);
-        if (env.a < this.outMin[d]) this.outMin[d] = env.a;
+        if (env.a < this.outMin[d]) {
+          this.outMin[d] = env.a;
+          // I3: whatever this message causes can be back here no earlier than a + C[d][h].
+          const back = env.a + this.backUs[d];
+          if (back < core.windowCap) core.windowCap = back;
+        }
       },
     });
+    this.core = core;
   }
 
   segment(targetUs: number): SegmentResult {
@@ -117,8 +144,10 @@ export class HostShell implements HostControl {
     const h = this.h;
     const core = this.core;
     const windows = this.cfg.windowUs;
-    // The main thread diagnoses a stuck peer after hostTimeoutMs; this bound is the last resort.
+    // The main thread diagnoses a stuck run after hostTimeoutMs; this bound is the last resort
+    // (nothing anywhere moved for this long: the main thread itself is gone or blocked).
     const lastResortMs = 2 * this.cfg.hostTimeoutMs + 1_000;
+    board.setState(h, STATE_SYNC);
     try {
       // Start (time 0) on the first segment; its messages go out with the opening round.
       core.runUntil(0);
@@ -135,27 +164,37 @@ export class HostShell implements HostControl {
     for (;;) {
       if (!run) {
         const t0 = performance.now();
-        const w = board.awaitGo(h, seen, this.spin, WAIT_SLICE_MS, lastResortMs, () => board.beat(h));
+        const w = board.awaitGo(h, seen, this.spinBudget, this.cores, WAIT_SLICE_MS, lastResortMs);
         this.waitMs += performance.now() - t0;
+        // Adaptive spinning: grow the budget when spinning caught the signal, shrink it when not.
+        if (board.spun >= 0) this.spinBudget = Math.min(this.spin, Math.max(this.spinBudget, 2 * board.spun + MIN_SPIN));
+        else this.spinBudget = Math.max(MIN_SPIN, this.spinBudget >> 1);
         if (w === 'aborted') return this.aborted();
-        if (w === 'timeout') {
+        if (w === 'stalled') {
+          const { arrived, expected } = board.arrivals;
           return this.fail(
             new SimulationError({
               kind: 'HostUnresponsive',
-              message: `host ${h} waited more than ${lastResortMs} ms for the next window`,
+              message:
+                `host ${h} (${this.cfg.local.map((a) => a.id).join(', ')}) waited ${lastResortMs} ms for its go signal at virtual ` +
+                `${formatVirtual(core.now)} while no host made progress (round ${board.rounds}: ${arrived} of ${expected} arrivals)`,
+              actor: this.cfg.local.length === 1 ? this.cfg.local[0].id : undefined,
               seed: this.cfg.seed,
+              t: core.now,
             }),
           );
         }
         this.chaos?.point();
+        board.setState(h, STATE_SYNC);
         if (board.cmd !== CMD_RUN) {
           this.shipTraces();
+          board.setState(h, STATE_OUT);
           return this.result('paused');
         }
       }
       seen = board.go(h);
       this.chaos?.point();
-      // An active round: take every batch announced so far, learn the stop time, process.
+      // An active round: take every batch announced so far (I1), learn the stop time, process.
       if (!this.drain()) return this.aborted();
       this.chaos?.point();
       const stopAt = board.stopAt;
@@ -166,11 +205,19 @@ export class HostShell implements HostControl {
       }
       const bound = board.bound(h);
       this.busyWindows++;
+      board.setNow(h, core.nextEventTime());
+      board.setState(h, STATE_RUN);
+      core.windowCap = NEVER;
       try {
-        while (core.runUntil(bound, BEAT_EVERY) === BEAT_EVERY) board.beat(h);
+        while (core.runUntil(bound, BEAT_EVERY) === BEAT_EVERY) {
+          board.setNow(h, core.now);
+          board.beat(h);
+        }
       } catch (err) {
         return this.fail(err);
       }
+      board.setNow(h, core.now);
+      board.setState(h, STATE_SYNC);
       this.publish();
       if (core.traces.length >= this.cfg.traceChunk) this.shipTraces();
       board.beat(h);
@@ -253,16 +300,22 @@ export class HostShell implements HostControl {
       while (this.recv[p] < expected) {
         const m = receiveMessageOnPort(this.peers[p]!);
         if (m === undefined) {
-          // The batch is posted before the count is raised, so this should not happen; stay
-          // bounded anyway.
+          // I1 says this cannot happen (posted before announced); stay bounded anyway, and let
+          // the main thread see what this host waits for.
+          if (spins === 0) this.board.setState(this.h, STATE_DRAIN, p);
           if (++spins % 1024 === 0) {
             if (this.board.aborted) return false;
             since ||= performance.now();
             if (performance.now() - since > this.cfg.hostTimeoutMs) {
-              throw new Error(`batch ${this.recv[p] + 1} from host ${p} was announced but never arrived`);
+              throw new Error(`batch ${this.recv[p] + 1} from host ${p} was announced but did not arrive within ${this.cfg.hostTimeoutMs} ms`);
             }
           }
           continue;
+        }
+        if (spins > 0) {
+          this.board.setState(this.h, STATE_SYNC);
+          spins = 0;
+          since = 0;
         }
         this.core.deliverRemote(decodeBatch(m.message as Uint8Array));
         this.recv[p]++;
@@ -280,6 +333,7 @@ export class HostShell implements HostControl {
 
   /** Another host failed: ship what was recorded here and stop. */
   private aborted(): SegmentResult {
+    this.board.setState(this.h, STATE_OUT);
     this.shipTraces();
     return this.result('aborted');
   }
@@ -296,6 +350,7 @@ export class HostShell implements HostControl {
             stack: err instanceof Error ? err.stack : undefined,
           };
     this.failure = failure;
+    this.board.setState(this.h, STATE_OUT);
     this.board.abort(this.h);
     this.shipTraces();
     return this.result('failed');

@@ -10,7 +10,6 @@
  * windows; what is sent to them is handed over at the next pause, and what they send enters the
  * run at the paused time (delivery ≥ now + link latency, so no host can have passed it).
  */
-import { availableParallelism } from 'node:os';
 import { MessageChannel, Worker, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
 import * as Comlink from 'comlink';
 import {
@@ -46,6 +45,7 @@ import { SyncBoard } from './syncBoard.js';
 import { nodeEndpoint } from './comlinkNode.js';
 import { parseChaos, type ChaosConfig } from './chaos.js';
 import type { ShellInit } from './hostShell.js';
+import { StallWatch } from './liveness.js';
 
 export interface SimulationOptions {
   readonly seed: number;
@@ -71,9 +71,9 @@ export interface SimulationOptions {
    */
   readonly reuseThreads?: boolean;
   /**
-   * Loads of its `go` word a waiting host spins before Atomics.wait. Default: 3000 when every
-   * host thread has a core of its own, else 200 (spinners would steal the core the next host
-   * needs).
+   * Loads of its `go` word a waiting host spins before Atomics.wait (default 3000, a few µs). A
+   * host spins only while the hosts awake (running or spinning) are no more than the cores;
+   * otherwise it sleeps at once, so spinners never take the core the next host needs.
    */
   readonly spin?: number;
   /**
@@ -275,7 +275,7 @@ export class Simulation {
         toMain: main.port2,
         traceChunk: options.traceChunk ?? 4096,
         hostTimeoutMs,
-        spin: options.spin ?? (hostCount <= availableParallelism() ? 3_000 : 200),
+        spin: options.spin,
         chaos,
       };
       const ports = [...peers[h].filter((p): p is MessagePort => p !== undefined), main.port2];
@@ -537,37 +537,23 @@ export class Simulation {
   }
 
   /**
-   * Awaits one segment on every host. A host whose heartbeat does not move for hostTimeoutMs
-   * is unresponsive; a worker error/exit is a dead host; a failed host's report is the failure.
+   * Awaits one segment on every host. A worker error/exit is a dead host; a failed host's report
+   * is the failure; {@link StallWatch} (liveness.ts) reports a host that makes no progress for
+   * hostTimeoutMs while working, or a run in which every host waits and nothing moves — never a
+   * host that merely waits for its next window while others progress.
    */
   private async guardSegment(calls: Promise<SegmentResult>[]): Promise<SegmentResult[]> {
     const timeoutMs = this.options.hostTimeoutMs ?? 30_000;
     const done = calls.map(() => false);
     const results: Array<SegmentResult | undefined> = calls.map(() => undefined);
-    const beats = this.hosts.map((h) => this.board.heartbeat(h.index));
-    const seen = this.hosts.map(() => performance.now());
+    const watch = new StallWatch(this.board, this.hosts, timeoutMs, this.options.seed, performance.now());
     let timer: NodeJS.Timeout | undefined;
     const stall = new Promise<RunFailure>((resolve) => {
       timer = setInterval(
         () => {
           this.drainTracePorts();
-          const now = performance.now();
-          for (const h of this.hosts) {
-            if (done[h.index]) continue;
-            const b = this.board.heartbeat(h.index);
-            if (b !== beats[h.index]) {
-              beats[h.index] = b;
-              seen[h.index] = now;
-            } else if (now - seen[h.index] > timeoutMs) {
-              resolve({
-                kind: 'HostUnresponsive',
-                message: `host ${h.index} (${h.actors.join(', ')}) showed no progress for ${timeoutMs} ms`,
-                actor: h.actors.length === 1 ? h.actors[0] : undefined,
-                seed: this.options.seed,
-                t: this._now,
-              });
-            }
-          }
+          const f = watch.check(performance.now(), done);
+          if (f) resolve(f);
         },
         Math.max(5, Math.min(250, timeoutMs / 4)),
       );

@@ -86,7 +86,9 @@ test('a host stuck in a handler ends the run with HostUnresponsive after hostTim
   const sim = await Simulation.create(failing({ atUs: 2_500, how: 'spin' }, { hostTimeoutMs: 1_000 }));
   try {
     const f = await failureOf(sim, () => sim.run());
-    t.like(f, { kind: 'HostUnresponsive', actor: 'boom', seed: 99 });
+    t.like(f, { kind: 'HostUnresponsive', actor: 'boom', seed: 99, t: 2_500 });
+    // The message names the host, its actors, the virtual time and what it was doing.
+    t.regex(f.message, /^host \d \(boom\) made no progress for 1000 ms at virtual 0\.0025s \(2500 µs\): it is processing its window up to /);
   } finally {
     await sim.close();
   }

@@ -208,3 +208,31 @@ export function createStopper(_id: string, config: unknown): Actor {
     },
   };
 }
+
+export interface SlowTickerConfig {
+  readonly everyUs: number;
+  readonly untilUs: number;
+  /** Wall ms each tick blocks its thread (Atomics.wait on a private word: slow, but no CPU). */
+  readonly napMs: number;
+}
+
+/**
+ * Ticks every `everyUs` until `untilUs`, each tick blocking its host thread for `napMs` of wall
+ * time: a host that is busy (slow handlers) for seconds whatever the machine's speed or load.
+ */
+export function createSlowTicker(_id: string, config: unknown): Actor {
+  const c = config as SlowTickerConfig;
+  const nap = new Int32Array(new SharedArrayBuffer(4));
+  return {
+    start(ctx) {
+      ctx.setTimer(c.everyUs);
+    },
+    receive() {},
+    onTimer(ctx) {
+      Atomics.wait(nap, 0, 0, c.napMs);
+      ctx.count('ticks');
+      ctx.trace('slow.tick', String(ctx.now));
+      if (ctx.now + c.everyUs <= c.untilUs) ctx.setTimer(c.everyUs);
+    },
+  };
+}
