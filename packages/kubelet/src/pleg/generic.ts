@@ -24,13 +24,31 @@ export interface PodLifecycleEvent {
 /** `plegContainerState`. */
 type PlegState = 'running' | 'exited' | 'unknown' | 'non-existent';
 
+/**
+ * One pod as the last relist saw it: its sandboxes then its containers, in list order, with
+ * their states (`podRecord.old`/`current` of upstream, as parallel arrays). The record lives as
+ * long as the runtime has the pod; each relist fills the `next*` scratch arrays and swaps them in,
+ * so an unchanged pod costs no allocation.
+ */
 interface PodRecord {
+  readonly uid: string;
   readonly name: string;
   readonly namespace: string;
-  /** container/sandbox id → state */
-  readonly states: Map<string, PlegState>;
-  readonly running: RuntimePod;
+  ids: string[];
+  states: PlegState[];
+  /** Container name for containers, '' for sandboxes; sandboxes come first. */
+  names: string[];
+  sandboxCount: number;
+  nextIds: string[];
+  nextStates: PlegState[];
+  nextNames: string[];
+  nextCount: number;
+  nextSandboxCount: number;
+  /** Relist generation that last saw the pod. */
+  gen: number;
 }
+
+const NO_EVENTS: PodLifecycleEvent[] = [];
 
 function sandboxState(s: cri.PodSandboxState): PlegState {
   return s === 'SANDBOX_READY' ? 'running' : 'exited';
@@ -50,7 +68,7 @@ function containerState(s: cri.ContainerState): PlegState {
 
 /** `generateEvents`: the events for one container's old → new state. */
 export function generateEvents(podId: string, cid: string, oldState: PlegState, newState: PlegState): PodLifecycleEvent[] {
-  if (newState === oldState) return [];
+  if (newState === oldState) return NO_EVENTS;
   switch (newState) {
     case 'running':
       return [{ id: podId, type: 'ContainerStarted', data: cid }];
@@ -68,7 +86,10 @@ export function generateEvents(podId: string, cid: string, oldState: PlegState, 
 }
 
 export class GenericPLEG {
-  private records = new Map<string, PodRecord>();
+  private readonly records = new Map<string, PodRecord>();
+  /** The pods of the last relist in order of first appearance (sandboxes, then containers). */
+  private order: PodRecord[] = [];
+  private gen = 0;
   private timer: number | undefined;
   private stopped = false;
   /** Virtual µs of the last completed relist (health: `relistThreshold` 3 m). */
@@ -98,13 +119,22 @@ export class GenericPLEG {
    */
   runningPods(): RuntimePod[] {
     const out: RuntimePod[] = [];
-    for (const r of this.records.values()) if (r.running.containers.length > 0 || r.running.sandboxes.length > 0) out.push(r.running);
+    for (const r of this.order) {
+      const containers: { id: string; name: string; state: 'running' }[] = [];
+      const sandboxes: { id: string; state: cri.PodSandboxState }[] = [];
+      for (let i = 0; i < r.ids.length; i++) {
+        if (r.states[i] !== 'running') continue;
+        if (i < r.sandboxCount) sandboxes.push({ id: r.ids[i], state: 'SANDBOX_READY' });
+        else containers.push({ id: r.ids[i], name: r.names[i], state: 'running' });
+      }
+      if (containers.length > 0 || sandboxes.length > 0) out.push({ uid: r.uid, name: r.name, namespace: r.namespace, containers, sandboxes });
+    }
     return out;
   }
 
   /** Every pod UID the runtime had at the last relist (any state). */
   runtimePodUids(): IterableIterator<string> {
-    return this.records.keys();
+    return this.order.map((r) => r.uid).values();
   }
 
   /** `relist` (one pass). */
@@ -135,79 +165,138 @@ export class GenericPLEG {
   }
 
   private compare(timestamp: number, sandboxes: readonly cri.PodSandbox[], containers: readonly cri.Container[]): void {
-    const next = new Map<string, PodRecord>();
+    const gen = ++this.gen;
+    const order: PodRecord[] = [];
     const rec = (labels: Record<string, string>): PodRecord | undefined => {
       const uid = labels[KUBERNETES_POD_UID_LABEL];
       if (uid === undefined) return undefined;
-      let r = next.get(uid);
+      let r = this.records.get(uid);
       if (!r) {
-        const name = labels[KUBERNETES_POD_NAME_LABEL] ?? '';
-        const namespace = labels[KUBERNETES_POD_NAMESPACE_LABEL] ?? '';
-        r = { name, namespace, states: new Map(), running: { uid, name, namespace, containers: [], sandboxes: [] } };
-        next.set(uid, r);
+        r = {
+          uid,
+          name: labels[KUBERNETES_POD_NAME_LABEL] ?? '',
+          namespace: labels[KUBERNETES_POD_NAMESPACE_LABEL] ?? '',
+          ids: [],
+          states: [],
+          names: [],
+          sandboxCount: 0,
+          nextIds: [],
+          nextStates: [],
+          nextNames: [],
+          nextCount: 0,
+          nextSandboxCount: 0,
+          gen: 0,
+        };
+        this.records.set(uid, r);
+      }
+      if (r.gen !== gen) {
+        r.gen = gen;
+        r.nextCount = 0;
+        r.nextSandboxCount = 0;
+        order.push(r);
       }
       return r;
     };
     for (const sb of sandboxes) {
       const r = rec(sb.labels);
       if (!r) continue;
-      r.states.set(sb.id, sandboxState(sb.state));
-      if (sb.state === 'SANDBOX_READY') (r.running.sandboxes as { id: string; state: cri.PodSandboxState }[]).push({ id: sb.id, state: sb.state });
+      setState(r, sb.id, sandboxState(sb.state), '');
+      r.nextSandboxCount = r.nextCount;
     }
     for (const c of containers) {
       const r = rec(c.labels);
       if (!r) continue;
-      r.states.set(c.id, containerState(c.state));
-      if (c.state === 'CONTAINER_RUNNING') {
-        (r.running.containers as { id: string; name: string; state: 'running' }[]).push({ id: c.id, name: c.labels['io.kubernetes.container.name'] ?? c.metadata.name, state: 'running' });
-      }
+      setState(r, c.id, containerState(c.state), c.state === 'CONTAINER_RUNNING' ? (c.labels['io.kubernetes.container.name'] ?? c.metadata.name) : '');
     }
-    // Events per pod, over the union of old and new pods.
-    const eventsByPod = new Map<string, PodLifecycleEvent[]>();
-    const add = (uid: string, evs: PodLifecycleEvent[]) => {
+    // Events per pod, over the union of old and new pods: pods of this relist in order of first
+    // appearance, then pods the previous relist had and this one does not.
+    const eventPods: PodRecord[] = [];
+    const eventLists: PodLifecycleEvent[][] = [];
+    const add = (r: PodRecord, evs: PodLifecycleEvent[]) => {
       if (evs.length === 0) return;
-      const l = eventsByPod.get(uid);
-      if (l) l.push(...evs);
-      else eventsByPod.set(uid, [...evs]);
+      if (eventPods[eventPods.length - 1] === r) eventLists[eventLists.length - 1].push(...evs);
+      else {
+        eventPods.push(r);
+        eventLists.push([...evs]);
+      }
     };
-    for (const [uid, r] of next) {
-      const old = this.records.get(uid);
-      for (const [cid, st] of r.states) add(uid, generateEvents(uid, cid, old?.states.get(cid) ?? 'non-existent', st));
-      if (old) for (const [cid, st] of old.states) if (!r.states.has(cid)) add(uid, generateEvents(uid, cid, st, 'non-existent'));
+    for (const r of order) {
+      for (let i = 0; i < r.nextCount; i++) {
+        const cid = r.nextIds[i];
+        const j = r.ids.indexOf(cid);
+        add(r, generateEvents(r.uid, cid, j < 0 ? 'non-existent' : r.states[j], r.nextStates[i]));
+      }
+      for (let j = 0; j < r.ids.length; j++) {
+        const cid = r.ids[j];
+        if (indexOfPrefix(r.nextIds, r.nextCount, cid) < 0) add(r, generateEvents(r.uid, cid, r.states[j], 'non-existent'));
+      }
+      // Swap the scratch arrays in.
+      const ids = r.ids;
+      const states = r.states;
+      const names = r.names;
+      r.ids = r.nextIds;
+      r.states = r.nextStates;
+      r.names = r.nextNames;
+      r.ids.length = r.states.length = r.names.length = r.nextCount;
+      r.sandboxCount = r.nextSandboxCount;
+      r.nextIds = ids;
+      r.nextStates = states;
+      r.nextNames = names;
     }
-    for (const [uid, old] of this.records) {
-      if (next.has(uid)) continue;
-      for (const [cid, st] of old.states) add(uid, generateEvents(uid, cid, st, 'non-existent'));
+    const gone = new Set<string>();
+    for (const old of this.order) {
+      if (old.gen === gen) continue;
+      for (let j = 0; j < old.ids.length; j++) add(old, generateEvents(old.uid, old.ids[j], old.states[j], 'non-existent'));
+      this.records.delete(old.uid);
+      gone.add(old.uid);
     }
-    this.records = next;
+    this.order = order;
     // updateCache for every pod with events (GetPodStatus in parallel), then emit and UpdateTime.
-    const uids = [...eventsByPod.keys()];
+    const uids = eventPods.map((r) => r.uid);
     const statuses = new Map<string, RuntimePodStatus | string>();
     const inspected = join(uids.length, () => {
       const all: PodLifecycleEvent[] = [];
-      for (const uid of uids) {
-        const s = statuses.get(uid);
-        if (!next.has(uid)) this.cache.delete(uid);
-        else if (typeof s === 'object') this.cache.set(uid, s, timestamp);
-        for (const e of eventsByPod.get(uid)!) if (e.type !== 'ContainerChanged') all.push(e);
-      }
+      uids.forEach((uid, k) => {
+        const st = statuses.get(uid);
+        if (gone.has(uid)) this.cache.delete(uid);
+        else if (typeof st === 'object') this.cache.set(uid, st, timestamp);
+        for (const e of eventLists[k]) if (e.type !== 'ContainerChanged') all.push(e);
+      });
       if (this.lastRelistAt < 0) this.onFirstRelist?.();
       this.cache.updateTime(timestamp);
       this.lastRelistAt = timestamp;
       if (all.length > 0) this.onEvents(all);
       this.scheduleNext();
     });
-    for (const uid of uids) {
-      const r = next.get(uid);
-      if (r === undefined) {
+    for (const r of eventPods) {
+      if (gone.has(r.uid)) {
         // The pod is gone from the runtime: updateCache deletes it without asking.
         inspected();
         continue;
       }
-      getPodStatus(this.env, uid, r.name, r.namespace, (s) => {
-        statuses.set(uid, s);
+      getPodStatus(this.env, r.uid, r.name, r.namespace, (st) => {
+        statuses.set(r.uid, st);
         inspected();
       });
     }
   }
+}
+
+/** Records (id, state) as the next entry of the pod; a repeated id keeps its first position (a Map's set). */
+function setState(r: PodRecord, id: string, state: PlegState, name: string): void {
+  const i = indexOfPrefix(r.nextIds, r.nextCount, id);
+  if (i >= 0) {
+    r.nextStates[i] = state;
+    r.nextNames[i] = name;
+    return;
+  }
+  r.nextIds[r.nextCount] = id;
+  r.nextStates[r.nextCount] = state;
+  r.nextNames[r.nextCount] = name;
+  r.nextCount++;
+}
+
+function indexOfPrefix(a: readonly string[], n: number, x: string): number {
+  for (let i = 0; i < n; i++) if (a[i] === x) return i;
+  return -1;
 }
