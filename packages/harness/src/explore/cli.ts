@@ -132,11 +132,11 @@ export function registerExploreCommands(program: Command, io: ExploreIo, done: (
       try {
         const s = await explore(pool, { file, seeds, level: o.faults, onSeed: (_r, n, f) => bar.update(n, f) });
         bar.stop();
+        // The summary goes to stdout once the bar (on stderr) is cleared.
         for (const l of formatExploreSummary(s)) io.out(l);
         if (o.json) writeFileSync(o.json, `${JSON.stringify(s, null, 2)}\n`);
         done(s.failing === 0 ? 0 : 1);
       } finally {
-        bar.stop();
         await pool.close();
       }
     });
