@@ -90,15 +90,30 @@ export function parseRfc3339(text: string): number | undefined {
  * instant of virtual time 0 (a scenario setting; default 2025-01-01T00:00:00Z).
  */
 export class Clock {
+  // One-entry memos: an actor formats and parses the same second many times in a row.
+  private lastSecond = NaN;
+  private lastFormatted = '';
+  private lastParsedText = '';
+  private lastParsed: VirtualTime | undefined = undefined;
+
   constructor(readonly epochUnixSeconds: number = DEFAULT_EPOCH_UNIX_SECONDS) {}
   /** Virtual µs → RFC 3339, truncated to whole seconds like `metav1.Time`. */
   format(t: VirtualTime): string {
-    return formatUnixSeconds(this.epochUnixSeconds + Math.floor(t / US_PER_SECOND));
+    const second = Math.floor(t / US_PER_SECOND);
+    if (second !== this.lastSecond) {
+      this.lastFormatted = formatUnixSeconds(this.epochUnixSeconds + second);
+      this.lastSecond = second;
+    }
+    return this.lastFormatted;
   }
   /** RFC 3339 → virtual µs (may be negative for instants before the epoch); undefined if malformed. */
   parse(text: string): VirtualTime | undefined {
-    const s = parseRfc3339(text);
-    return s === undefined ? undefined : Math.round((s - this.epochUnixSeconds) * US_PER_SECOND);
+    if (text !== this.lastParsedText || text === '') {
+      const s = parseRfc3339(text);
+      this.lastParsed = s === undefined ? undefined : Math.round((s - this.epochUnixSeconds) * US_PER_SECOND);
+      this.lastParsedText = text;
+    }
+    return this.lastParsed;
   }
 }
 
