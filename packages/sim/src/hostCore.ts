@@ -47,6 +47,30 @@ interface TimerEntry {
   payload: unknown;
   /** Set when this timer is a request timeout. */
   requestId?: number;
+  /** The timeout queue holding it until it is due (request timeouts only); undefined once in the event heap. */
+  fifo?: TimeoutFifo;
+}
+
+/**
+ * Request timeouts of one duration, in deadline order (deadline = send time + duration, and
+ * time never goes back). Almost every request is answered long before its timeout, so its
+ * timer is cancelled while still here and dropped when the head passes it, instead of sitting
+ * in the event heap until due (and surviving into the old generation). A live timer moves into
+ * the heap before any event at or after its deadline is taken, so the event order is unchanged.
+ */
+class TimeoutFifo {
+  items: (QueuedEvent | undefined)[] = [];
+  head = 0;
+  /** Drops cancelled timers at the head; the deadline of the first live one (NEVER if none). */
+  firstAt(): number {
+    const items = this.items;
+    while (this.head < items.length && items[this.head]!.timer!.cancelled) items[this.head++] = undefined;
+    if (this.head > 1024 && this.head * 2 > items.length) {
+      this.items = items.slice(this.head);
+      this.head = 0;
+    }
+    return this.head < this.items.length ? this.items[this.head]!.at : NEVER;
+  }
 }
 
 /** One queued event; a class so that every entry has the same shape (the heap's hot loop). */
@@ -192,6 +216,9 @@ export class HostCore {
    * otherwise sit in the heap until it was due: with 60 s timeouts, tens of entries per pod).
    */
   private cancelledQueued = 0;
+  /** Request-timeout queues by duration, and the earliest live deadline among them. */
+  private readonly timeoutFifos = new Map<number, TimeoutFifo>();
+  private nextTimeoutAt = NEVER;
 
   constructor(private readonly opts: HostCoreOptions) {
     this.actorIds = [...opts.allActorIds].sort();
@@ -255,7 +282,7 @@ export class HostCore {
 
   /** Time of the earliest queued event (NEVER if none). */
   nextEventTime(): VirtualTime {
-    return this.queue.peek()?.at ?? NEVER;
+    return Math.min(this.queue.peek()?.at ?? NEVER, this.nextTimeoutAt);
   }
 
   /**
@@ -281,7 +308,11 @@ export class HostCore {
     if (!this.started) this.start();
     let n = 0;
     while (n < maxEvents) {
-      const top = this.queue.peek();
+      let top = this.queue.peek();
+      if (this.nextTimeoutAt <= (top ? top.at : bound)) {
+        this.migrateTimeouts(top ? top.at : bound);
+        top = this.queue.peek();
+      }
       if (!top || top.at >= bound || top.at >= this.stopAt || top.at >= this.windowCap) break;
       this.queue.pop();
       this.now = top.at;
@@ -603,10 +634,37 @@ export class HostCore {
 
   private setTimer(la: LocalActor, delayUs: number, payload: unknown, requestId?: number): TimerEntry {
     if (!(delayUs >= 0) || !Number.isFinite(delayUs)) throw new Error(`invalid timer delay ${delayUs}`);
-    const t: TimerEntry = { id: la.nextTimer++, inc: la.incarnation, cancelled: false, payload, requestId };
+    const t: TimerEntry = { id: la.nextTimer++, inc: la.incarnation, cancelled: false, payload, requestId, fifo: undefined };
     la.timers.set(t.id, t);
-    this.queue.push(new QueuedEvent(this.now + Math.floor(delayUs), la.idx, la.seq++, la.idx, EV_TIMER, undefined, t, -1));
+    const d = Math.floor(delayUs);
+    const ev = new QueuedEvent(this.now + d, la.idx, la.seq++, la.idx, EV_TIMER, undefined, t, -1);
+    if (requestId === undefined) {
+      this.queue.push(ev);
+      return t;
+    }
+    let f = this.timeoutFifos.get(d);
+    if (!f) this.timeoutFifos.set(d, (f = new TimeoutFifo()));
+    f.items.push(ev);
+    t.fifo = f;
+    if (ev.at < this.nextTimeoutAt) this.nextTimeoutAt = ev.at;
     return t;
+  }
+
+  /** Moves every live request timeout due at or before `limit` into the event heap. */
+  private migrateTimeouts(limit: number): void {
+    let next = NEVER;
+    for (const f of this.timeoutFifos.values()) {
+      let at = f.firstAt();
+      while (at !== NEVER && at <= limit) {
+        const ev = f.items[f.head]!;
+        f.items[f.head++] = undefined;
+        ev.timer!.fifo = undefined;
+        this.queue.push(ev);
+        at = f.firstAt();
+      }
+      if (at < next) next = at;
+    }
+    this.nextTimeoutAt = next;
   }
 
   private cancel(la: LocalActor, id: TimerId): void {
@@ -614,12 +672,34 @@ export class HostCore {
     if (t) {
       t.cancelled = true;
       la.timers.delete(id);
+      if (t.fifo) {
+        // Still in its timeout queue: dropped when the head passes it.
+        const f = t.fifo;
+        t.fifo = undefined;
+        const head = f.items[f.head];
+        if (head !== undefined && head.timer === t) {
+          const was = head.at;
+          const at = f.firstAt();
+          if (was === this.nextTimeoutAt && at !== was) this.nextTimeoutAt = this.earliestTimeout();
+        }
+        return;
+      }
       // Compact once dead timers are most of the queue (bounded garbage, O(1) amortised).
       if (++this.cancelledQueued > 4096 && 2 * this.cancelledQueued > this.queue.size) {
         this.queue.retain((ev) => ev.kind !== EV_TIMER || !ev.timer!.cancelled);
         this.cancelledQueued = 0;
       }
     }
+  }
+
+  /** The earliest live request-timeout deadline (NEVER if none). */
+  private earliestTimeout(): number {
+    let next = NEVER;
+    for (const f of this.timeoutFifos.values()) {
+      const at = f.firstAt();
+      if (at < next) next = at;
+    }
+    return next;
   }
 
   private makeContext(la: LocalActor): ActorContext {
