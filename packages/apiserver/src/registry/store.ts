@@ -85,6 +85,16 @@ function isSignal(x: unknown, s: RegistrySignal['signal']): boolean {
   return (x as RegistrySignal | undefined)?.kind === 'RegistrySignal' && (x as RegistrySignal).signal === s;
 }
 
+/**
+ * The object with a private top level and `metadata` (the delete path's DeepCopy): BeforeDelete,
+ * markAsDeleting, the GC finalizer update and canonicalizeMeta only ever assign metadata fields,
+ * and stored objects are immutable, so the rest is shared with the stored object as a watch
+ * event or GET would share it.
+ */
+function copyMeta<O extends KubeObject>(o: O): O {
+  return { ...o, metadata: { ...o.metadata } };
+}
+
 /** `ShouldDeleteDuringUpdate`: no finalizers left, and the old object was being deleted with grace nil/0. */
 export function shouldDeleteDuringUpdate(obj: KubeObject, existing: KubeObject): boolean {
   if ((obj.metadata.finalizers ?? []).length > 0) return false;
@@ -424,7 +434,7 @@ export class Store<T extends KubeObject = KubeObject> {
       false,
       preconditions,
       (stored) => {
-        const existing = deepClone(stored!);
+        const existing = copyMeta(stored!);
         const bd = beforeDelete(this.opts.strategy, rctx, existing as T, options);
         if (isStatus(bd)) return bd;
         if (bd.gracefulPending) return signal('errAlreadyDeleting');
@@ -480,7 +490,7 @@ export class Store<T extends KubeObject = KubeObject> {
     if (typeof key !== 'string') return key;
     const stored = this.storage.get(key);
     if (!stored) return newNotFound(this.opts.resource, name);
-    const obj = deepClone(stored);
+    const obj = copyMeta(stored);
     // support older consumers of delete by treating "nil" as delete immediately
     const options: DeleteOptions = optionsIn ? deepClone(optionsIn) : { gracePeriodSeconds: 0 };
     const dryRun = dryRunIn ?? (options.dryRun ?? []).includes('All');
