@@ -9,7 +9,11 @@
  *
  *   node packages/sim/dist/bench/stress.js [--runs 200] [--minutes 10] [--hogs 3] [--chaos 0.3]
  *     [--placements per-actor,shards:2,shards:3] [--seed 1] [--segments] [--minio 20m] [--minio-every 10]
+ *     [--interleave 20]
  *
+ * `--interleave K` also runs each workload K times through the in-memory protocol model
+ * (test/support/interleave.ts: real hosts in one thread, pre-empted at every synchronisation
+ * point by a seeded scheduler), which explores far more orderings per second than threads.
  * `--seed S --runs 1 --chaos L` replays one synthetic run (chaos seed = workload seed).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -20,6 +24,7 @@ import { fileURLToPath } from 'node:url';
 import type { Placement } from '@podsim/api/protocol/control';
 import { Simulation, SimulationError } from '../src/index.js';
 import { localDigest, shape, workload, type Workload } from '../test/support/stressWorkload.js';
+import { runInterleaved } from '../test/support/interleave.js';
 
 function arg(name: string, dflt: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -37,6 +42,7 @@ const SEGMENTS = flag('segments');
 const MINIO = arg('minio', '');
 const MINIO_EVERY = Number(arg('minio-every', '10'));
 const HOST_TIMEOUT_MS = Number(arg('host-timeout', '20000'));
+const INTERLEAVE = Number(arg('interleave', '0'));
 
 async function threadedDigest(w: Workload, placement: Placement, chaosSeed: number, segments: boolean): Promise<string> {
   const sim = await Simulation.create({
@@ -93,6 +99,7 @@ const t0 = performance.now();
 startHogs(HOGS);
 let runs = 0;
 let minioRuns = 0;
+let interleavings = 0;
 let minioYaml: string | undefined;
 let minioSingle: string | undefined;
 if (MINIO) {
@@ -120,6 +127,16 @@ try {
         failures.push(`${msg}: ${replay}`);
       }
       runs++;
+      for (let k = 0; k < INTERLEAVE; k++) {
+        const sched = seed * 1_000 + k;
+        try {
+          const r = await runInterleaved(w, p, sched, { preempt: 0.3, depth: 2 });
+          if (r.digest !== want) failures.push(`interleaved digest ${r.digest} ≠ local ${want}: workload ${seed}, ${p}, scheduler ${sched}`);
+        } catch (err) {
+          failures.push(`interleaved ${String(err)}: workload ${seed}, ${p}, scheduler ${sched}`);
+        }
+        interleavings++;
+      }
     }
     if (minioYaml && i % MINIO_EVERY === 0) {
       for (const p of PLACEMENTS) {
@@ -143,6 +160,7 @@ console.log(
     seed: SEED0,
     runs,
     minioRuns,
+    interleavings,
     placements: PLACEMENTS,
     chaos: LEVEL,
     hogs: HOGS,

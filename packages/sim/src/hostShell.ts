@@ -18,7 +18,7 @@ import { receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
 import { NEVER, type ActorFactory, type Fault, type RunFailure } from '@podsim/api';
 import type { HostControl, HostInit, HostMetrics, SegmentResult, TraceChunk, WireEnvelope } from '@podsim/api/protocol/control';
 import { HostCore, SimulationError } from './hostCore.js';
-import { CMD_RUN, STATE_DRAIN, STATE_OUT, STATE_RUN, STATE_SYNC, SyncBoard } from './syncBoard.js';
+import { CMD_RUN, STATE_DRAIN, STATE_OUT, STATE_RUN, STATE_SYNC, SyncBoard, type WaitOutcome } from './syncBoard.js';
 import { decodeBatch, encodeBatch } from './batch.js';
 import { Chaos, type ChaosConfig } from './chaos.js';
 import { formatVirtual } from './liveness.js';
@@ -43,6 +43,21 @@ const WAIT_SLICE_MS = 20;
  */
 export const DEFAULT_SPIN = 20_000;
 const MIN_SPIN = 64;
+
+/** How batches travel between hosts: MessagePorts between threads, queues in protocol tests. */
+export interface BatchTransport {
+  /** Posts one encoded batch to host d (transferring its buffer). */
+  post(d: number, bytes: Uint8Array): void;
+  /** The next batch from host p, or undefined if none is there. */
+  take(p: number): Uint8Array | undefined;
+}
+
+function portTransport(peers: ReadonlyArray<MessagePort | undefined>): BatchTransport {
+  return {
+    post: (d, bytes) => peers[d]!.postMessage(bytes, [bytes.buffer as ArrayBuffer]),
+    take: (p) => receiveMessageOnPort(peers[p]!)?.message as Uint8Array | undefined,
+  };
+}
 
 /** Loads `spec.module` and returns its factory export. */
 export async function loadFactory(module: string, exportName = 'createActor'): Promise<ActorFactory> {
@@ -72,8 +87,14 @@ export class HostShell implements HostControl {
   private mailboxOut: WireEnvelope[] = [];
   private recv: number[] = [];
   private failure: RunFailure | undefined;
-  /** Test-only scheduling noise at synchronisation points (undefined = off). */
-  private chaos: Chaos | undefined;
+  /**
+   * Called at every synchronisation point (undefined = nothing): the chaos option's noise in
+   * threads, or the in-memory protocol tests' interleaver (see {@link interleave}).
+   */
+  private point: (() => void) | undefined;
+  /** How the last wait for the go word ended (set by the driver of {@link steps}). */
+  waited: WaitOutcome = 'go';
+  private transport!: BatchTransport;
 
   private busyWindows = 0;
   private batchesSent = 0;
@@ -83,17 +104,17 @@ export class HostShell implements HostControl {
 
   async init(cfg: ShellInit): Promise<void> {
     this.cfg = cfg;
-    this.chaos = cfg.chaos && cfg.chaos.level > 0 ? new Chaos(cfg.chaos, cfg.hostIndex) : undefined;
     this.h = cfg.hostIndex;
     this.n = cfg.hostCount;
     this.spin = cfg.spin ?? DEFAULT_SPIN;
     this.cores = availableParallelism();
     this.board = new SyncBoard(cfg.board, cfg.hostCount);
-    if (this.chaos) {
-      const c = this.chaos;
-      this.board.chaos = () => c.point();
+    if (cfg.chaos && cfg.chaos.level > 0) {
+      const c = new Chaos(cfg.chaos, cfg.hostIndex);
+      this.interleave(() => c.point());
     }
     this.peers = cfg.peers as Array<MessagePort | undefined>;
+    this.transport = portTransport(this.peers);
     this.toMain = cfg.toMain as MessagePort;
     this.out = Array.from({ length: this.n }, () => []);
     this.outMin = new Array<number>(this.n).fill(NEVER);
@@ -131,60 +152,72 @@ export class HostShell implements HostControl {
 
   segment(targetUs: number): SegmentResult {
     if (this.failure) return this.result('failed');
+    const board = this.board;
+    const h = this.h;
+    // The main thread diagnoses a stuck run after hostTimeoutMs; this bound is the last resort
+    // (nothing anywhere moved for this long: the main thread itself is gone or blocked).
+    const lastResortMs = 2 * this.cfg.hostTimeoutMs + 1_000;
     try {
-      return this.runSegment(targetUs);
+      const rounds = this.steps(targetUs);
+      for (;;) {
+        const step = rounds.next();
+        if (step.done) return step.value;
+        // The loop waits for its go word to move past step.value.
+        const t0 = performance.now();
+        const w = board.awaitGo(h, step.value, this.spinBudget, this.cores, WAIT_SLICE_MS, lastResortMs);
+        this.waitMs += performance.now() - t0;
+        // Adaptive spinning: grow the budget when spinning caught the signal, shrink it when not.
+        if (board.spun >= 0) this.spinBudget = Math.min(this.spin, Math.max(this.spinBudget, 2 * board.spun + MIN_SPIN));
+        else this.spinBudget = Math.max(MIN_SPIN, this.spinBudget >> 1);
+        if (w === 'stalled') {
+          const { arrived, expected } = board.arrivals;
+          const now = this.core.now;
+          return this.fail(
+            new SimulationError({
+              kind: 'HostUnresponsive',
+              message:
+                `host ${h} (${this.cfg.local.map((a) => a.id).join(', ')}) waited ${lastResortMs} ms for its go signal at virtual ` +
+                `${formatVirtual(now)} while no host made progress (round ${board.rounds}: ${arrived} of ${expected} arrivals)`,
+              actor: this.cfg.local.length === 1 ? this.cfg.local[0].id : undefined,
+              seed: this.cfg.seed,
+              t: now,
+            }),
+          );
+        }
+        this.waited = w;
+      }
     } catch (err) {
       // A broken engine invariant (e.g. a causality violation): fail the run, never hang it.
       return this.fail(err);
     }
   }
 
-  private runSegment(targetUs: number): SegmentResult {
+  /**
+   * One run segment as a sequence of steps: yields the `seen` value of this host's go word
+   * whenever it must wait for it to move (the driver then blocks — {@link segment} — or, in the
+   * in-memory protocol tests, runs other hosts) and reads the outcome from {@link waited}.
+   * Returns the segment's result; throws on a broken invariant (the driver fails the run).
+   */
+  *steps(targetUs: number): Generator<number, SegmentResult, void> {
     const board = this.board;
     const h = this.h;
     const core = this.core;
     const windows = this.cfg.windowUs;
-    // The main thread diagnoses a stuck run after hostTimeoutMs; this bound is the last resort
-    // (nothing anywhere moved for this long: the main thread itself is gone or blocked).
-    const lastResortMs = 2 * this.cfg.hostTimeoutMs + 1_000;
     board.setState(h, STATE_SYNC);
-    try {
-      // Start (time 0) on the first segment; its messages go out with the opening round.
-      core.runUntil(0);
-    } catch (err) {
-      return this.fail(err);
-    }
+    // Start (time 0) on the first segment; its messages go out with the opening round.
+    core.runUntil(0);
     // Opening round: every host takes part (the main thread armed the board for it).
     let seen = board.go(h);
-    this.chaos?.point();
+    this.point?.();
     if (!this.drain()) return this.aborted();
     this.publish();
-    this.chaos?.point();
+    this.point?.();
     let run = board.arrive() && board.coordinate(h, windows, targetUs);
     for (;;) {
       if (!run) {
-        const t0 = performance.now();
-        const w = board.awaitGo(h, seen, this.spinBudget, this.cores, WAIT_SLICE_MS, lastResortMs);
-        this.waitMs += performance.now() - t0;
-        // Adaptive spinning: grow the budget when spinning caught the signal, shrink it when not.
-        if (board.spun >= 0) this.spinBudget = Math.min(this.spin, Math.max(this.spinBudget, 2 * board.spun + MIN_SPIN));
-        else this.spinBudget = Math.max(MIN_SPIN, this.spinBudget >> 1);
-        if (w === 'aborted') return this.aborted();
-        if (w === 'stalled') {
-          const { arrived, expected } = board.arrivals;
-          return this.fail(
-            new SimulationError({
-              kind: 'HostUnresponsive',
-              message:
-                `host ${h} (${this.cfg.local.map((a) => a.id).join(', ')}) waited ${lastResortMs} ms for its go signal at virtual ` +
-                `${formatVirtual(core.now)} while no host made progress (round ${board.rounds}: ${arrived} of ${expected} arrivals)`,
-              actor: this.cfg.local.length === 1 ? this.cfg.local[0].id : undefined,
-              seed: this.cfg.seed,
-              t: core.now,
-            }),
-          );
-        }
-        this.chaos?.point();
+        yield seen;
+        if (this.waited === 'aborted' || board.aborted) return this.aborted();
+        this.point?.();
         board.setState(h, STATE_SYNC);
         if (board.cmd !== CMD_RUN) {
           this.shipTraces();
@@ -193,10 +226,10 @@ export class HostShell implements HostControl {
         }
       }
       seen = board.go(h);
-      this.chaos?.point();
+      this.point?.();
       // An active round: take every batch announced so far (I1), learn the stop time, process.
       if (!this.drain()) return this.aborted();
-      this.chaos?.point();
+      this.point?.();
       const stopAt = board.stopAt;
       if (stopAt < core.stopAt) {
         // A peer's actor stopped the run earlier: its reason wins.
@@ -208,20 +241,17 @@ export class HostShell implements HostControl {
       board.setNow(h, core.nextEventTime());
       board.setState(h, STATE_RUN);
       core.windowCap = NEVER;
-      try {
-        while (core.runUntil(bound, BEAT_EVERY) === BEAT_EVERY) {
-          board.setNow(h, core.now);
-          board.beat(h);
-        }
-      } catch (err) {
-        return this.fail(err);
+      while (core.runUntil(bound, BEAT_EVERY) === BEAT_EVERY) {
+        board.setNow(h, core.now);
+        board.beat(h);
+        this.point?.();
       }
       board.setNow(h, core.now);
       board.setState(h, STATE_SYNC);
       this.publish();
       if (core.traces.length >= this.cfg.traceChunk) this.shipTraces();
       board.beat(h);
-      this.chaos?.point();
+      this.point?.();
       run = board.arrive() && board.coordinate(h, windows, targetUs);
     }
   }
@@ -265,6 +295,20 @@ export class HostShell implements HostControl {
     this.toMain.close();
   }
 
+  /**
+   * Test hook: `point` runs at every synchronisation point of this host, in the window loop and
+   * in the board's arrive/coordinate steps (the in-memory protocol tests run other hosts there).
+   */
+  interleave(point: () => void): void {
+    this.point = point;
+    this.board.chaos = point;
+  }
+
+  /** Test hook: batches travel through `t` instead of the MessagePorts of init. */
+  useTransport(t: BatchTransport): void {
+    this.transport = t;
+  }
+
   // ---- internals ---------------------------------------------------------------------------
 
   /** Posts this round's batches, then writes Q, S and M on the board (before arriving). */
@@ -274,19 +318,19 @@ export class HostShell implements HostControl {
       const envs = this.out[d];
       if (envs.length > 0) {
         const bytes = encodeBatch(envs);
-        this.peers[d]!.postMessage(bytes, [bytes.buffer as ArrayBuffer]);
-        this.chaos?.point();
+        this.transport.post(d, bytes);
+        this.point?.();
         board.addSent(this.h, d);
         this.batchesSent++;
         this.bytesSent += bytes.length;
         this.remoteMessages += envs.length;
         this.out[d] = [];
       }
-      this.chaos?.point();
+      this.point?.();
       board.setM(this.h, d, this.outMin[d]);
       this.outMin[d] = NEVER;
     }
-    this.chaos?.point();
+    this.point?.();
     board.publish(this.h, this.core.nextEventTime(), this.core.stopAt);
   }
 
@@ -298,8 +342,8 @@ export class HostShell implements HostControl {
       let spins = 0;
       let since = 0;
       while (this.recv[p] < expected) {
-        const m = receiveMessageOnPort(this.peers[p]!);
-        if (m === undefined) {
+        const bytes = this.transport.take(p);
+        if (bytes === undefined) {
           // I1 says this cannot happen (posted before announced); stay bounded anyway, and let
           // the main thread see what this host waits for.
           if (spins === 0) this.board.setState(this.h, STATE_DRAIN, p);
@@ -317,9 +361,9 @@ export class HostShell implements HostControl {
           spins = 0;
           since = 0;
         }
-        this.core.deliverRemote(decodeBatch(m.message as Uint8Array));
+        this.core.deliverRemote(decodeBatch(bytes));
         this.recv[p]++;
-        this.chaos?.point();
+        this.point?.();
       }
     }
     return true;
