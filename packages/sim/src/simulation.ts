@@ -323,6 +323,16 @@ export class Simulation {
     return sortTraces(this.traceRecords);
   }
 
+  /**
+   * Removes and returns the trace records collected so far, in (t, actor, seq) order: while
+   * paused that is every record before the paused time, so successive calls give consecutive,
+   * ordered slices of the trace (large runs feed them to their checkers and keep no raw trace).
+   */
+  takeTraces(): TraceRecord[] {
+    this.drainTracePorts();
+    return sortTraces(this.traceRecords.splice(0));
+  }
+
   /** The run's traceDigest: combineDigests over every actor's running digest. */
   async digest(): Promise<string> {
     this.paused('digest');
