@@ -41,6 +41,8 @@ export interface BenchRunOptions {
   /** Messages per side in the raw transport measurement (default 200,000). */
   readonly rawMessages?: number;
   readonly hostTimeoutMs?: number;
+  /** Trace kinds to collect (default {@link BENCH_TRACE_KINDS}; experiments only: the checkers need those). */
+  readonly traceFilter?: readonly string[];
 }
 
 /** The figures of one bench run (also the `--json` line). Times: wall seconds unless named virtual. */
@@ -104,7 +106,7 @@ export async function runBenchPlan(plan: BenchPlan, opts: BenchRunOptions = {}):
     actors: plan.actors.map((a) => ({ id: a.id, module: resolveModule(a.module), config: a.config })),
     placement: plan.placement as Placement,
     latency: plan.latency,
-    traceFilter: BENCH_TRACE_KINDS,
+    traceFilter: opts.traceFilter ?? BENCH_TRACE_KINDS,
     hostTimeoutMs: opts.hostTimeoutMs ?? 120_000,
   });
   let failure: string | undefined;
@@ -113,7 +115,16 @@ export async function runBenchPlan(plan: BenchPlan, opts: BenchRunOptions = {}):
   let tDelete: number | undefined;
   let now = 0;
   let metrics: SimulationMetrics | undefined;
-  let traces: TraceRecord[] = [];
+  // The trace is consumed segment by segment: the checkers' model keeps what it needs, the raw
+  // records go (a 100k-pod storm collects ~4M records).
+  const model = new TraceModel([], { keepRecords: false });
+  let traceRecords = 0;
+  let result: StormResult | undefined;
+  const consume = (records: TraceRecord[]) => {
+    traceRecords += records.length;
+    for (let i = records.length - 1; i >= 0 && result === undefined; i--) if (records[i].kind === 'bench.result') result = records[i].data as unknown as StormResult;
+    model.add(records);
+  };
   let digest = '';
   let tEnd = t0;
   try {
@@ -122,6 +133,7 @@ export async function runBenchPlan(plan: BenchPlan, opts: BenchRunOptions = {}):
       const target = Math.min(deleteAtUs !== undefined && now < deleteAtUs ? deleteAtUs : now + SEGMENT_US, plan.maxVirtualUs);
       const r = await sim.runUntil(target);
       now = r.now;
+      consume(sim.takeTraces());
       metrics = await sim.metrics();
       const c = metrics.counters;
       if (deleteAtUs === undefined && c['bench.deleteAtS'] !== undefined) deleteAtUs = c['bench.deleteAtS'] * US_PER_SECOND;
@@ -138,13 +150,13 @@ export async function runBenchPlan(plan: BenchPlan, opts: BenchRunOptions = {}):
     }
     tEnd = performance.now();
     digest = await sim.digest();
-    traces = await sim.traces();
+    consume(sim.takeTraces());
   } catch (err) {
     if (!(err instanceof SimulationError)) throw err;
     tEnd = performance.now();
     failure = `${err.failure.kind}: ${err.failure.message}`;
     end = 'failed';
-    traces = await sim.traces().catch(() => []);
+    consume(sim.takeTraces());
   } finally {
     await sim.close();
   }
@@ -152,9 +164,6 @@ export async function runBenchPlan(plan: BenchPlan, opts: BenchRunOptions = {}):
 
   // ---- judge ---------------------------------------------------------------------------------
   const tCheck = performance.now();
-  const resultRec = traces.findLast((r) => r.kind === 'bench.result');
-  const result = resultRec?.data as unknown as StormResult | undefined;
-  const model = new TraceModel(traces);
   const violations = checkInvariants(model, { epochUnixSeconds: 0 });
   let stillRunning = 0;
   const runningPods = new Set<string>();
@@ -211,7 +220,7 @@ export async function runBenchPlan(plan: BenchPlan, opts: BenchRunOptions = {}):
     hostThreads: m?.hostCount ?? 0,
     peakRssBytes,
     rssBytesPerPod: round(peakRssBytes / Math.max(1, plan.pods)),
-    traceRecords: traces.length,
+    traceRecords,
     invariantsChecked: INVARIANTS.length,
     violations: violations.length,
     violationSamples: violations.slice(0, 5).map((v) => `${v.invariant} at ${v.t / US_PER_SECOND}s: ${v.message}`),
