@@ -8,6 +8,7 @@
  * asserted.
  */
 import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
+import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { build } from 'hdr-histogram-js';
 import { US_PER_SECOND, type TraceRecord } from '@podsim/api';
 import type { Placement } from '@podsim/api/protocol/control';
@@ -98,8 +99,23 @@ const round = (x: number, d = 0) => Number(x.toFixed(d));
 /** Virtual µs per run segment while the run is paused regularly for progress. */
 const SEGMENT_US = US_PER_SECOND;
 
+/**
+ * Heap settings for the host threads created after this call (V8 reads the flags when a worker's
+ * isolate is created). One thread holds every actor of a `single` run, ~17 KB of live heap per
+ * pod, so 150k pods need more than V8's default 4 GiB: the limit becomes 3/4 of the machine's
+ * memory (unless the process was started with a larger `--max-old-space-size`). A 64 MB
+ * semi-space lets the many short-lived request/timer objects die young instead of being
+ * promoted (~10% less CPU in the deletion phase, +~50 MB RSS).
+ */
+export function tuneWorkerHeap(): void {
+  const want = Math.floor((totalmem() * 0.75) / 2 ** 20);
+  if (getHeapStatistics().heap_size_limit / 2 ** 20 < want) setFlagsFromString(`--max-old-space-size=${want}`);
+  if (!process.execArgv.some((a) => a.startsWith('--max-semi-space-size'))) setFlagsFromString('--max-semi-space-size=64');
+}
+
 export async function runBenchPlan(plan: BenchPlan, opts: BenchRunOptions = {}): Promise<BenchFigures> {
   const progress = opts.progress;
+  tuneWorkerHeap();
   const t0 = performance.now();
   const sim = await Simulation.create({
     seed: plan.seed,
