@@ -143,19 +143,24 @@ export async function runBenchPlan(plan: BenchPlan, opts: BenchRunOptions = {}):
   };
   let digest = '';
   let tEnd = t0;
+  // Each segment's trace is fed to the model while the host threads run the next segment.
+  let pending: TraceRecord[] = [];
   try {
     progress?.phase('create', plan.pods);
     for (;;) {
       const target = Math.min(deleteAtUs !== undefined && now < deleteAtUs ? deleteAtUs : now + SEGMENT_US, plan.maxVirtualUs);
-      const r = await sim.runUntil(target);
+      const segment = sim.runUntil(target);
+      consume(pending);
+      const r = await segment;
+      if (r.reason !== 'target' || r.now >= plan.maxVirtualUs) tEnd = performance.now();
       now = r.now;
-      consume(sim.takeTraces());
+      pending = sim.takeTraces();
       metrics = await sim.metrics();
       const c = metrics.counters;
       if (deleteAtUs === undefined && c['bench.deleteAtS'] !== undefined) deleteAtUs = c['bench.deleteAtS'] * US_PER_SECOND;
       if (deleteAtUs !== undefined && tDelete === undefined && now >= deleteAtUs) {
-        tDelete = performance.now();
         progress?.phase('delete', plan.pods);
+        tDelete = performance.now();
       }
       progress?.update(tDelete === undefined ? (c['bench.ready'] ?? 0) : (c['bench.deleted'] ?? 0), now / US_PER_SECOND);
       if (r.reason !== 'target') {
@@ -164,14 +169,15 @@ export async function runBenchPlan(plan: BenchPlan, opts: BenchRunOptions = {}):
       }
       if (now >= plan.maxVirtualUs) break;
     }
-    tEnd = performance.now();
     digest = await sim.digest();
+    consume(pending);
     consume(sim.takeTraces());
   } catch (err) {
     if (!(err instanceof SimulationError)) throw err;
     tEnd = performance.now();
     failure = `${err.failure.kind}: ${err.failure.message}`;
     end = 'failed';
+    consume(pending);
     consume(sim.takeTraces());
   } finally {
     await sim.close();
