@@ -221,14 +221,21 @@ export class GenericPLEG {
       }
     };
     for (const r of order) {
-      for (let i = 0; i < r.nextCount; i++) {
-        const cid = r.nextIds[i];
-        const j = r.ids.indexOf(cid);
-        add(r, generateEvents(r.uid, cid, j < 0 ? 'non-existent' : r.states[j], r.nextStates[i]));
-      }
-      for (let j = 0; j < r.ids.length; j++) {
-        const cid = r.ids[j];
-        if (indexOfPrefix(r.nextIds, r.nextCount, cid) < 0) add(r, generateEvents(r.uid, cid, r.states[j], 'non-existent'));
+      const n = r.nextCount;
+      const oldN = r.ids.length;
+      // The common case: the same items in the same states (nothing to emit).
+      let same = n === oldN;
+      for (let i = 0; same && i < n; i++) same = r.nextIds[i] === r.ids[i] && r.nextStates[i] === r.states[i];
+      if (!same) {
+        for (let i = 0; i < n; i++) {
+          const cid = r.nextIds[i];
+          const j = indexOfPrefix(r.ids, oldN, cid);
+          add(r, generateEvents(r.uid, cid, j < 0 ? 'non-existent' : r.states[j], r.nextStates[i]));
+        }
+        for (let j = 0; j < oldN; j++) {
+          const cid = r.ids[j];
+          if (indexOfPrefix(r.nextIds, n, cid) < 0) add(r, generateEvents(r.uid, cid, r.states[j], 'non-existent'));
+        }
       }
       // Swap the scratch arrays in.
       const ids = r.ids;
@@ -237,7 +244,11 @@ export class GenericPLEG {
       r.ids = r.nextIds;
       r.states = r.nextStates;
       r.names = r.nextNames;
-      r.ids.length = r.states.length = r.names.length = r.nextCount;
+      if (r.ids.length !== n) {
+        r.ids.length = n;
+        r.states.length = n;
+        r.names.length = n;
+      }
       r.sandboxCount = r.nextSandboxCount;
       r.nextIds = ids;
       r.nextStates = states;
