@@ -107,6 +107,8 @@ interface SandboxRec {
   ip: string | undefined;
   teardownTimer: TimerId | undefined;
   teardownAt: VirtualTime;
+  /** The last `PodSandbox` view handed out (list results are immutable messages); rebuilt when the state changed. */
+  view: cri.PodSandbox | undefined;
 }
 
 interface StopWaiter<T> {
@@ -148,6 +150,8 @@ interface ContainerRec<T> {
   readonly execs: Set<ExecRec<T>>;
   /** Host ports (`TCP/8080`) the process listens on while it runs (host-network sandboxes only). */
   hostPorts: readonly string[];
+  /** The last `Container` view handed out; rebuilt when the state changed (every other field is fixed). */
+  view: cri.Container | undefined;
 }
 
 type ExitCause = 'SIGKILL' | 'SIGTERM' | 'SIGTERM-handler' | 'crash' | 'bind';
@@ -374,6 +378,7 @@ export class CriRuntime<T> {
       ip,
       teardownTimer: undefined,
       teardownAt: NEVER,
+      view: undefined,
     };
     this.sandboxes.set(id, s);
     indexAdd(this.sandboxesByPod, req.config.labels[POD_UID_LABEL], s);
@@ -447,8 +452,12 @@ export class CriRuntime<T> {
     this.finish(p, { type: 'ListPodSandboxResult', items });
   }
 
+  /** The sandbox as ListPodSandbox reports it (shared by every list until its state changes: the PLEG lists every second). */
   private sandboxView(s: SandboxRec): cri.PodSandbox {
-    return { id: s.id, metadata: s.config.metadata, state: s.state, createdAt: s.createdAt, labels: s.config.labels, annotations: s.config.annotations };
+    if (s.view === undefined || s.view.state !== s.state) {
+      s.view = { id: s.id, metadata: s.config.metadata, state: s.state, createdAt: s.createdAt, labels: s.config.labels, annotations: s.config.annotations };
+    }
+    return s.view;
   }
 
   // ---- RuntimeService: containers ---------------------------------------------------------
@@ -493,6 +502,7 @@ export class CriRuntime<T> {
       stops: new Set(),
       execs: new Set(),
       hostPorts: [],
+      view: undefined,
     };
     this.containers.set(c.id, c);
     indexAdd(this.containersByPod, c.config.labels[POD_UID_LABEL], c);
@@ -598,18 +608,22 @@ export class CriRuntime<T> {
     this.finish(p, { type: 'ContainerStatusResult', status });
   }
 
+  /** The container as ListContainers reports it (shared until its state changes). */
   private containerView(c: ContainerRec<T>): cri.Container {
-    return {
-      id: c.id,
-      podSandboxId: c.sandbox.id,
-      metadata: c.config.metadata,
-      image: c.config.image,
-      imageRef: c.imageRef,
-      state: c.state,
-      createdAt: c.createdAt,
-      labels: c.config.labels,
-      annotations: c.config.annotations,
-    };
+    if (c.view === undefined || c.view.state !== c.state) {
+      c.view = {
+        id: c.id,
+        podSandboxId: c.sandbox.id,
+        metadata: c.config.metadata,
+        image: c.config.image,
+        imageRef: c.imageRef,
+        state: c.state,
+        createdAt: c.createdAt,
+        labels: c.config.labels,
+        annotations: c.config.annotations,
+      };
+    }
+    return c.view;
   }
 
   // ---- simulated processes ----------------------------------------------------------------
