@@ -21,10 +21,14 @@ import { HostCore, SimulationError } from './hostCore.js';
 import { CMD_RUN, STATE_DRAIN, STATE_OUT, STATE_RUN, STATE_SYNC, SyncBoard, type WaitOutcome } from './syncBoard.js';
 import { decodeBatch, encodeBatch } from './batch.js';
 import { Chaos, type ChaosConfig } from './chaos.js';
+import { BatchRings } from './batchRing.js';
 import { formatVirtual } from './liveness.js';
 
-/** HostInit plus the engine's test-only knobs (not part of the control-plane vocabulary). */
+/** HostInit plus what only the engine itself passes (not part of the control-plane vocabulary). */
 export interface ShellInit extends HostInit {
+  /** Batch rings between the hosts (batchRing.ts); absent: every batch goes over the ports. */
+  readonly rings?: SharedArrayBuffer;
+  /** Test-only scheduling noise (chaos.ts). */
   readonly chaos?: ChaosConfig;
 }
 
@@ -36,12 +40,12 @@ const BEAT_EVERY = 32;
 /** Atomics.wait slice while waiting for peers, wall ms. */
 const WAIT_SLICE_MS = 20;
 /**
- * Most loads of its go word a waiting host spins before sleeping (while hosts awake ≤ cores):
- * ~20 µs, about one hand-off between two hosts on an idle machine. The budget adapts: it
- * doubles towards this when spins catch the signal and halves (to 64) when they do not, as
- * when the machine is overloaded and the host we wait for needs our core.
+ * Most loads of its go word a waiting host spins before sleeping (while hosts awake ≤ cores),
+ * a few µs. The budget adapts: it doubles towards this when spins catch the signal and halves
+ * (to 64) when they do not. Longer spins measured no faster on the reference machine (a 2-vCPU
+ * VM: a futex hand-off costs 4–60 µs, and spinners delay the host they wait for under load).
  */
-export const DEFAULT_SPIN = 20_000;
+export const DEFAULT_SPIN = 2_000;
 const MIN_SPIN = 64;
 
 /** How batches travel between hosts: MessagePorts between threads, queues in protocol tests. */
@@ -52,10 +56,16 @@ export interface BatchTransport {
   take(p: number): Uint8Array | undefined;
 }
 
-function portTransport(peers: ReadonlyArray<MessagePort | undefined>): BatchTransport {
+/**
+ * Batches of host h: through the shared rings when they fit, else over the MessagePorts. A host
+ * takes from its ring first, then from its port (the order of batches does not matter).
+ */
+function threadTransport(h: number, peers: ReadonlyArray<MessagePort | undefined>, rings: BatchRings | undefined): BatchTransport {
   return {
-    post: (d, bytes) => peers[d]!.postMessage(bytes, [bytes.buffer as ArrayBuffer]),
-    take: (p) => receiveMessageOnPort(peers[p]!)?.message as Uint8Array | undefined,
+    post: (d, bytes) => {
+      if (!rings?.put(h, d, bytes)) peers[d]!.postMessage(bytes, [bytes.buffer as ArrayBuffer]);
+    },
+    take: (p) => rings?.take(p, h) ?? (receiveMessageOnPort(peers[p]!)?.message as Uint8Array | undefined),
   };
 }
 
@@ -68,7 +78,7 @@ export async function loadFactory(module: string, exportName = 'createActor'): P
 }
 
 export class HostShell implements HostControl {
-  private cfg!: HostInit;
+  private cfg!: ShellInit;
   private core!: HostCore;
   private board!: SyncBoard;
   private peers: Array<MessagePort | undefined> = [];
@@ -114,7 +124,7 @@ export class HostShell implements HostControl {
       this.interleave(() => c.point());
     }
     this.peers = cfg.peers as Array<MessagePort | undefined>;
-    this.transport = portTransport(this.peers);
+    this.transport = threadTransport(this.h, this.peers, cfg.rings ? new BatchRings(cfg.rings, this.n) : undefined);
     this.toMain = cfg.toMain as MessagePort;
     this.out = Array.from({ length: this.n }, () => []);
     this.outMin = new Array<number>(this.n).fill(NEVER);

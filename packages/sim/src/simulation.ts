@@ -46,6 +46,7 @@ import { nodeEndpoint } from './comlinkNode.js';
 import { parseChaos, type ChaosConfig } from './chaos.js';
 import type { ShellInit } from './hostShell.js';
 import { StallWatch } from './liveness.js';
+import { BatchRings } from './batchRing.js';
 
 export interface SimulationOptions {
   readonly seed: number;
@@ -71,9 +72,10 @@ export interface SimulationOptions {
    */
   readonly reuseThreads?: boolean;
   /**
-   * Loads of its `go` word a waiting host spins before Atomics.wait (default 3000, a few µs). A
-   * host spins only while the hosts awake (running or spinning) are no more than the cores;
-   * otherwise it sleeps at once, so spinners never take the core the next host needs.
+   * Most loads of its `go` word a waiting host spins before Atomics.wait (default 2000, a few
+   * µs; the budget adapts between 64 and this). A host spins only while the hosts awake
+   * (running or spinning) are no more than the cores, so spinners never take the core the next
+   * host needs.
    */
   readonly spin?: number;
   /**
@@ -230,6 +232,7 @@ export class Simulation {
     }
     const hostOf = allActorIds.map((id) => assign.get(id) ?? -1);
     const board = new SyncBoard(new SharedArrayBuffer(SyncBoard.bytes(hostCount)), hostCount);
+    const rings = hostCount > 1 ? new SharedArrayBuffer(BatchRings.bytes(hostCount)) : undefined;
     const sim = new Simulation(options, board, hostOf, allActorIds);
 
     // One bidirectional channel per pair of hosts, one per host to the main thread.
@@ -277,6 +280,7 @@ export class Simulation {
         hostTimeoutMs,
         spin: options.spin,
         chaos,
+        rings,
       };
       const ports = [...peers[h].filter((p): p is MessagePort => p !== undefined), main.port2];
       inits.push(host.api.init(Comlink.transfer(init, ports as unknown as Parameters<typeof Comlink.transfer>[1])));
