@@ -7,8 +7,9 @@
  * 2. processes every event below the coordinator's bound B_h = min(target, stop time,
  *    min_{q≠h} (V_q + C[q][h])) and below its own cap: each message it sends to host d,
  *    delivered at a, lowers the cap to a + C[d][h], the earliest a reply could be back (I3);
- * 3. posts one msgpackr batch per destination host, then raises the counts (I1), publishes Q,
- *    S, M and arrives (reading EXPECTED first, I4) — and coordinates the next round if last.
+ * 3. writes one msgpackr batch per destination host (its shared ring, or its port if the batch
+ *    does not fit), then raises the counts (I1), publishes Q, S, M and arrives (reading
+ *    EXPECTED first, I4) — and coordinates the next round if last.
  * Hosts with nothing below their bound are not woken. Every wait is a loop of bounded slices
  * that re-checks its condition (I6); waiting for a window is not a failure (I7). A failure
  * raises the board's abort flag so no peer waits for a host that will not come.

@@ -2,6 +2,7 @@ import test from 'ava';
 import type { Placement } from '@podsim/api/protocol/control';
 import { localDigest, workload } from './support/stressWorkload.js';
 import { runInterleaved } from './support/interleave.js';
+import { windowBound } from '../src/syncBoard.js';
 
 // The window protocol under many deterministic interleavings (support/interleave.ts): real hosts
 // in one thread, pre-empted at every synchronisation point by a seeded scheduler. Every
@@ -33,4 +34,19 @@ test('60 workloads × 3 placements under random interleavings give the LocalSimu
 test('regression: workload 16, shards:3, scheduler 2 — one coordinator per round (arrive reads EXPECTED first)', async (t) => {
   const w = workload(16);
   t.is((await runInterleaved(w, 'shards:3', 2, { preempt: 0.3, depth: 2 })).digest, localDigest(w));
+});
+
+test('windowBound: B_h = min(limit, min over the other hosts of V_q + C[q][h]); h’s own events do not bound it', (t) => {
+  // Three hosts; C from a chain 0 → 1 (100 µs), 1 → 2 (30 µs), everything else 500 µs.
+  const C = [
+    0, 100, 130,
+    500, 0, 30,
+    500, 500, 0,
+  ];
+  const V = [1_000, 50, 10_000];
+  t.is(windowBound(V, 0, C, 3, 0, 1e9), 550, 'host 0: V_1 + C[1][0]');
+  t.is(windowBound(V, 0, C, 3, 1, 1e9), 1_100, 'host 1: V_0 + 100, not its own 50 + a round trip');
+  t.is(windowBound(V, 0, C, 3, 2, 1e9), 80, 'host 2: V_1 + 30');
+  t.is(windowBound(V, 0, C, 3, 1, 900), 900, 'the target or stop time caps every bound');
+  t.is(windowBound([5, 7], 0, [0, 0, 0, 0], 1, 0, 1e9), 1e9, 'a lone host runs to the limit');
 });
