@@ -6,7 +6,7 @@
 import test from 'ava';
 import { main, EXIT_OK } from '../src/cli.js';
 import { runBenchPlan } from '../src/bench/runBench.js';
-import { stormPlan } from '../src/bench/stormPlan.js';
+import { churnPlan, stormPlan } from '../src/bench/stormPlan.js';
 
 test('a small storm deletes every pod, loses none, and checks clean', async (t) => {
   t.timeout(120_000);
@@ -40,4 +40,15 @@ test('podsim bench storm --json prints one JSON line with the figures and exits 
     t.true(key in f, `missing ${key}`);
   }
   t.like(f, { scenario: 'storm', seed: 3, nodes: 4, pods: 20, deleted: 20, lost: 0, violations: 0 });
+});
+
+test('a small churn deletes every pod it created', async (t) => {
+  t.timeout(120_000);
+  const plan = churnPlan({ nodes: 5, rate: 20, durationS: 5, lifetimeS: 3, containers: 1, seed: 2, placement: 'single' });
+  const f = await runBenchPlan(plan, { skipRaw: true });
+  t.is(f.end, 'stopped', f.failure);
+  t.is(f.created, 100);
+  t.is(f.deleted, f.created);
+  t.is(f.lost, 0);
+  t.is(f.violations, 0, f.violationSamples.join('\n'));
 });

@@ -57,6 +57,9 @@ export interface BenchFigures {
   readonly deleted: number;
   /** Pods that never reached DELETED, plus pods with a container still running at the end. */
   readonly lost: number;
+  /** Failed pod creates (churn retries them) and failed DELETEs. */
+  readonly createErrors: number;
+  readonly deleteErrors: number;
   readonly ok: boolean;
   readonly end: string;
   readonly wallSeconds: number;
@@ -210,7 +213,8 @@ export async function runBenchPlan(plan: BenchPlan, opts: BenchRunOptions = {}):
   const meanBatch = m && m.remoteMessages > 0 ? m.remoteMessages / Math.max(1, m.hosts.reduce((s, h) => s + h.batchesSent, 0)) : 64;
   const raw = opts.skipRaw ? 0 : await measureRawTransport(meanBatch, opts.rawMessages);
   const messagesPerWallSecond = wallSeconds > 0 ? messages / wallSeconds : 0;
-  const lost = (result ? result.pods - deleted : plan.pods) + stillRunning;
+  // Pods that existed and never reached DELETED, plus pods with a container still running.
+  const lost = (result ? result.created - deleted : plan.pods) + stillRunning;
   return {
     scenario: plan.name,
     seed: plan.seed,
@@ -220,7 +224,17 @@ export async function runBenchPlan(plan: BenchPlan, opts: BenchRunOptions = {}):
     created: result?.created ?? 0,
     deleted,
     lost,
-    ok: failure === undefined && end === 'stopped' && !result?.timedOut && lost === 0 && violations.length === 0 && (result?.deleteErrors ?? 0) === 0,
+    createErrors: result?.createErrors ?? 0,
+    deleteErrors: result?.deleteErrors ?? 0,
+    ok:
+      failure === undefined &&
+      end === 'stopped' &&
+      result !== undefined &&
+      !result.timedOut &&
+      result.created === plan.pods &&
+      lost === 0 &&
+      violations.length === 0 &&
+      result.deleteErrors === 0,
     end,
     wallSeconds: round(wallSeconds, 3),
     createWallSeconds: round(createWallSeconds, 3),

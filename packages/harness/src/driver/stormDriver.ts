@@ -50,12 +50,16 @@ export interface StormResult {
   readonly notDeleted: number;
   /** DELETEs that did not return 200/404. */
   readonly deleteErrors: number;
+  /** Pod creates that failed (churn retries each up to {@link CREATE_ATTEMPTS} times, e.g. a generateName collision). */
+  readonly createErrors: number;
   /** Per deleted pod: µs from the DELETE's 200 to the DELETED event. */
   readonly latenciesUs: readonly number[];
   readonly timedOut: boolean;
 }
 
 const WATCH_ID = 'bench-pods';
+/** Attempts per churn pod create (a generated name that collides with a live pod is a 500 ServerTimeout). */
+export const CREATE_ATTEMPTS = 5;
 const REQUEST_TIMEOUT_US = 120 * US_PER_SECOND;
 
 const enum PodState {
@@ -97,6 +101,10 @@ export class StormDriver {
   private deleting = false;
   private finished = false;
   private churnSent = 0;
+  /** Churn creates answered 201, and creates given up on. */
+  private churnCreated = 0;
+  private churnFailed = 0;
+  private createErrors = 0;
   private announced = false;
 
   constructor(private readonly config: StormDriverConfig) {}
@@ -234,17 +242,28 @@ export class StormDriver {
     const c = this.config.churn!;
     if (ctx.now >= c.durationUs) return;
     this.churnSent++;
-    this.api(ctx, { type: 'ApiCreate', resource: 'pods', namespace: this.config.namespace, object: c.template } as Message, (r) => {
-      if (r.code >= 300) this.deleteErrors++;
-    });
+    this.createPod(ctx, CREATE_ATTEMPTS);
     ctx.setTimer(Math.round(US_PER_SECOND / c.ratePerSecond), { t: 'churnCreate' } satisfies Timer);
+  }
+
+  private createPod(ctx: ActorContext, attempts: number): void {
+    this.api(ctx, { type: 'ApiCreate', resource: 'pods', namespace: this.config.namespace, object: this.config.churn!.template } as Message, (r) => {
+      if (r.code < 300) {
+        this.churnCreated++;
+        return;
+      }
+      this.createErrors++;
+      if (attempts > 1) return this.createPod(ctx, attempts - 1);
+      this.churnFailed++;
+      this.checkDone(ctx);
+    });
   }
 
   private checkDone(ctx: ActorContext): void {
     if (this.finished) return;
     if (this.config.mode === 'storm') {
       if (this.deleting && this.pods.size === 0) this.finish(ctx, false);
-    } else if (ctx.now >= this.config.churn!.durationUs && this.pods.size === 0 && this.deleted >= this.churnSent) {
+    } else if (ctx.now >= this.config.churn!.durationUs && this.pods.size === 0 && this.churnCreated + this.churnFailed === this.churnSent && this.deleted >= this.churnCreated) {
       this.finish(ctx, false);
     }
   }
@@ -261,6 +280,7 @@ export class StormDriver {
       deleted: this.deleted,
       notDeleted: this.pods.size,
       deleteErrors: this.deleteErrors,
+      createErrors: this.createErrors,
       latenciesUs: this.latencies,
       timedOut,
     };
