@@ -43,6 +43,33 @@ export function formatDuration(us: DurationUs): string {
 }
 
 /**
+ * Like {@link formatDuration}, with the seconds to `digits` decimals (trailing zeros dropped), so
+ * a value just outside a window reads as such: `8.002s`, `8.002354s` (digits 6), `1m5.25s`.
+ */
+export function formatDurationPrecise(us: DurationUs, digits = 3): string {
+  const sign = us < 0 ? '-' : '';
+  let rest = Math.abs(us);
+  const secs = (v: number) => `${(v / US_PER_SECOND).toFixed(digits).replace(/\.?0+$/, '')}s`;
+  if (rest < 60 * US_PER_SECOND) return rest === 0 ? '0s' : `${sign}${secs(rest)}`;
+  const h = Math.floor(rest / (3600 * US_PER_SECOND));
+  rest -= h * 3600 * US_PER_SECOND;
+  const m = Math.floor(rest / (60 * US_PER_SECOND));
+  rest -= m * 60 * US_PER_SECOND;
+  return `${sign}${h > 0 ? `${h}h` : ''}${m}m${secs(rest)}`;
+}
+
+/**
+ * A measured duration for a message about the window `[lo, hi]` it should have fallen in: as
+ * {@link formatDuration} when inside; outside, with milliseconds — or microseconds when even
+ * milliseconds would round it onto the window (8.0004 s against `[5s, 8s]` reads `8.0004s`).
+ */
+export function formatAgainstWindow(us: DurationUs, lo: DurationUs, hi: DurationUs): string {
+  if (us >= lo && us <= hi) return formatDuration(us);
+  const ms = Math.round(us / 1000) * 1000;
+  return formatDurationPrecise(us, ms >= lo && ms <= hi ? 6 : 3);
+}
+
+/**
  * `HumanDuration(d)` of apimachinery v0.22.8 for a duration in µs (spec §3): `17s`, `2m46s`,
  * `42h`, `3d4h`, … Divisions truncate; below −1 s prints `<invalid>`.
  */

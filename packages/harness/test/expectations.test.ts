@@ -152,3 +152,24 @@ test('counts, ReplicaSet status.replicas (whole history or since a step) and kub
     },
   );
 });
+
+test('a value just outside its window is printed with the milliseconds that put it there', (t) => {
+  const x = { resource: 'pods', namespace: 'default', name: 'x', uid: 'ux' };
+  const records = [
+    { t: 0, actor: 'apiserver', kind: 'api.write', data: { ...x, event: 'ADDED', rv: '1' } },
+    { t: 1 * S, actor: 'apiserver', kind: 'api.write', data: { ...x, event: 'MODIFIED', rv: '2', deletionTimestamp: 'x', deletionGracePeriodSeconds: 30 } },
+    { t: 9_002_354, actor: 'apiserver', kind: 'api.write', data: { ...x, event: 'DELETED', rv: '3', deletionTimestamp: 'x', deletionGracePeriodSeconds: 0 } },
+  ].map((r, seq) => ({ ...r, seq, msg: r.kind }) as TraceRecord);
+  const m = new TraceModel(records);
+  const [late] = evaluateExpectations(m, { pods: ['x'], timings: [{ pod: 'x', event: 'gone', after: 'terminating', within: [5 * S, 8 * S] }] }, {});
+  t.false(late.ok);
+  t.is(late.actual, 'gone after 8.002s (x)');
+  // When even milliseconds would round the value onto the window, microseconds are shown.
+  const [edge] = evaluateExpectations(m, { pods: ['x'], timings: [{ pod: '*', of: 'last', event: 'gone', after: 'terminating', within: [5 * S, 8.0023 * S] }] }, {});
+  t.false(edge.ok);
+  t.regex(edge.actual, /^gone after 8\.002354s \(x,/);
+  // Inside the window the short form stays.
+  const [inside] = evaluateExpectations(m, { pods: ['x'], timings: [{ pod: 'x', event: 'gone', after: 'terminating', within: [5 * S, 9 * S] }] }, {});
+  t.true(inside.ok);
+  t.is(inside.actual, 'gone after 8s (x)');
+});

@@ -5,7 +5,7 @@
  * signal counts. Pod aliases bind in order of pod creation (the apiserver's ADDED writes).
  */
 import { US_PER_SECOND } from '@podsim/api';
-import { formatDuration } from '../duration.js';
+import { formatAgainstWindow, formatDuration } from '../duration.js';
 import type { TraceModel } from '../checkers/model.js';
 import type { ExpectSpec } from '../scenario/schema.js';
 
@@ -167,7 +167,7 @@ export function evaluateExpectations(m: TraceModel, expect: ExpectSpec | undefin
       const actual = missing
         ? `${t.event} never happened to ${missing.name}`
         : bad
-          ? `${t.event} after ${formatDuration(bad.d)} (${bad.name})`
+          ? `${t.event} after ${formatAgainstWindow(bad.d, window[0], window[1])} (${bad.name})`
           : measured.length === 0
             ? `no pod had its ${t.after}`
             : happened.length === 1
@@ -180,7 +180,7 @@ export function evaluateExpectations(m: TraceModel, expect: ExpectSpec | undefin
         kind: 'timing',
         expected,
         ok: pick !== undefined && inWindow(pick.d),
-        actual: pick ? `${t.event} after ${formatDuration(pick.d)} (${pick.name}, ${happened.length} of ${measured.length} pods had it)` : `${t.event} never happened to any pod`,
+        actual: pick ? `${t.event} after ${formatAgainstWindow(pick.d, window[0], window[1])} (${pick.name}, ${happened.length} of ${measured.length} pods had it)` : `${t.event} never happened to any pod`,
       });
     }
   }
