@@ -25,7 +25,8 @@ export function parseDuration(value: unknown): DurationUs | undefined {
 }
 
 /**
- * Formats virtual µs compactly for reports: `42h0m11s`, `2.13s`, `350ms`, `0s`.
+ * Formats virtual µs compactly for reports: `42h0m11s`, `42h`, `5m`, `2.13s`, `350ms`, `0s`
+ * (trailing zero units are dropped, so the text reads back as the scenario would write it).
  * (Not kubectl's format; see {@link humanDuration} for that.)
  */
 export function formatDuration(us: DurationUs): string {
@@ -39,7 +40,9 @@ export function formatDuration(us: DurationUs): string {
   rest -= h * 3600 * US_PER_SECOND;
   const m = Math.floor(rest / (60 * US_PER_SECOND));
   rest -= m * 60 * US_PER_SECOND;
-  return `${sign}${h > 0 ? `${h}h` : ''}${m}m${Math.floor(rest / US_PER_SECOND)}s`;
+  const sec = Math.floor(rest / US_PER_SECOND);
+  if (sec === 0 && m === 0) return `${sign}${h}h`;
+  return `${sign}${h > 0 ? `${h}h` : ''}${m}m${sec > 0 ? `${sec}s` : ''}`;
 }
 
 /**

@@ -14,6 +14,9 @@ import { loadScenario } from './scenario/load.js';
 import { formatIssue } from './scenario/source.js';
 import { podSummaries, watchLines, type PodSummary } from './report/report.js';
 import { LIVENESS, checkLiveness } from './explore/liveness.js';
+import { describe } from './driver/driver.js';
+import type { DriverStep } from './driver/steps.js';
+import { formatDuration } from './duration.js';
 
 export interface RunOptions extends PlanOptions, EngineOptions {}
 
@@ -79,7 +82,7 @@ export async function runCompiled(plan: RunPlan, opts: EngineOptions = {}): Prom
 /** Judges a finished run: the report, and the trace model it was computed from. */
 export function judge(plan: RunPlan, res: EngineResult): { report: RunReport; model: TraceModel } {
   const model = new TraceModel(res.traces);
-  const steps = stepResults(model);
+  const steps = stepResults(model, plan.driver.steps);
   const expectations = evaluateExpectations(model, plan.expect, plan.stepIds);
   const allow = new Set(plan.expect?.invariants && plan.expect.invariants !== 'clean' ? plan.expect.invariants.allow : []);
   const all = checkInvariants(model, { epochUnixSeconds: plan.epochUnixSeconds });
@@ -131,13 +134,21 @@ export function judge(plan: RunPlan, res: EngineResult): { report: RunReport; mo
   return { report, model };
 }
 
-/** Pairs the driver's `driver.step` begin/end records. */
-function stepResults(m: TraceModel): StepResult[] {
+/**
+ * Pairs the driver's `driver.step` begin/end records. A sleep's records are both written when it
+ * starts (it only moves the timeline's clock), so its end is when that clock said the next step
+ * was due: its start plus its duration, or the next step's start if that came sooner (a sleep
+ * after a round trip ends `duration` after the previous step's scheduled start). Summaries print
+ * durations as a scenario writes them (`42h`).
+ */
+function stepResults(m: TraceModel, planned: readonly DriverStep[]): StepResult[] {
   const out: StepResult[] = [];
   const open = new Map<number, { index: number; id?: string; kind: string; summary: string; startUs: number }>();
   for (const r of m.driverSteps) {
     const d = (r.data ?? {}) as { index: number; id?: string; step: string; ph: string; span: number; ok?: boolean; error?: string };
-    if (d.ph === 'B') open.set(d.span, { index: d.index, ...(d.id ? { id: d.id } : {}), kind: d.step, summary: r.msg.replace(/^#\d+ \S+ /, ''), startUs: r.t });
+    const plan = planned[d.index] as DriverStep | undefined;
+    const summary = plan ? describe(plan, formatDuration) : r.msg.replace(/^#\d+ \S+ /, '');
+    if (d.ph === 'B') open.set(d.span, { index: d.index, ...(d.id ? { id: d.id } : {}), kind: d.step, summary, startUs: r.t });
     else {
       const b = open.get(d.span);
       if (!b) continue;
@@ -146,5 +157,11 @@ function stepResults(m: TraceModel): StepResult[] {
     }
   }
   for (const b of open.values()) out.push({ ...b, ok: false, error: 'still running when the run ended' });
-  return out.sort((a, b) => a.index - b.index);
+  out.sort((a, b) => a.index - b.index);
+  return out.map((s, i) => {
+    const plan = planned[s.index] as DriverStep | undefined;
+    if (plan?.kind !== 'sleep' || s.endUs === undefined) return s;
+    const next = out[i + 1]?.index === s.index + 1 ? out[i + 1].startUs : Infinity;
+    return { ...s, endUs: Math.max(s.endUs, Math.min(s.startUs + plan.durationUs, next)) };
+  });
 }

@@ -562,8 +562,12 @@ export class Driver {
   }
 }
 
-/** A one-line summary of a step for trace messages. */
-export function describe(step: DriverStep): string {
+/**
+ * A one-line summary of a step. `duration` formats virtual µs: the trace messages keep plain
+ * seconds (`151200s`; they are digested, so their text stays stable), reports pass a readable
+ * formatter (`42h`).
+ */
+export function describe(step: DriverStep, duration: (us: number) => string = (us) => `${us / 1e6}s`): string {
   switch (step.kind) {
     case 'apply':
     case 'create':
@@ -577,7 +581,7 @@ export function describe(step: DriverStep): string {
     case 'wait':
       return `--for=${step.condition} ${step.target.name ?? (step.target.selector !== undefined ? `-l ${step.target.selector}` : '--all')}`;
     case 'sleep':
-      return `${step.durationUs / 1e6}s`;
+      return duration(step.durationUs);
     case 'watch':
       return step.action;
     case 'fault':

@@ -473,7 +473,10 @@ function compileFault(f: FaultSpec, at: number, path: (string | number)[], c: Fa
     c.issues.push(c.ls.src.issue([...path, 'node'], `no node ${JSON.stringify(f.node)} in cluster.nodes${didYouMean(f.node, c.nodes)}`));
     return f.kind;
   }
-  const secs = (us: number | undefined) => (us === undefined ? 'until the end' : `${us / US_PER_SECOND}s`);
+  // Seconds as in the file's own units (the summary is part of the digested trace); an open-ended
+  // fault lasts `until the end`, a bounded one `for 20s`.
+  const secs = (us: number) => `${us / US_PER_SECOND}s`;
+  const lasting = (us: number | undefined) => (us === undefined ? 'until the end' : `for ${secs(us)}`);
   switch (f.kind) {
     case 'kubeletRestart': {
       const down = f.downFor ?? DEFAULT_KUBELET_DOWN_US;
@@ -484,7 +487,7 @@ function compileFault(f: FaultSpec, at: number, path: (string | number)[], c: Fa
       for (const a of [`kubelet/${f.node}`, `runtime/${f.node}`]) {
         c.faults.push({ kind: 'crash', actor: a, atUs: at, ...(f.for !== undefined ? { restartAfterUs: f.for } : {}) });
       }
-      return `node ${f.node} down for ${secs(f.for)}`;
+      return `node ${f.node} down ${lasting(f.for)}`;
     }
     case 'runtimeError': {
       c.runtimeFaults.get(f.node)!.push({
@@ -493,11 +496,11 @@ function compileFault(f: FaultSpec, at: number, path: (string | number)[], c: Fa
         startUs: at,
         ...end(f.for),
       });
-      return `runtime/${f.node} fails ${f.call} (${f.code ?? 'Unknown'}) for ${secs(f.for)}`;
+      return `runtime/${f.node} fails ${f.call} (${f.code ?? 'Unknown'}) ${lasting(f.for)}`;
     }
     case 'runtimeDelay': {
       c.runtimeFaults.get(f.node)!.push({ call: f.call, delayUs: f.delay, startUs: at, ...end(f.for) });
-      return `runtime/${f.node} answers ${f.call} ${f.delay / US_PER_SECOND}s late for ${secs(f.for)}`;
+      return `runtime/${f.node} answers ${f.call} ${secs(f.delay)} late ${lasting(f.for)}`;
     }
     case 'slowUnmount': {
       const cfg = c.kubeletCfg.get(f.node)!;
@@ -508,28 +511,28 @@ function compileFault(f: FaultSpec, at: number, path: (string | number)[], c: Fa
       };
       if (f.volume === undefined) cfg.volumeUnmount = model;
       else cfg.volumeUnmountByName = { ...(cfg.volumeUnmountByName as object | undefined), [f.volume]: model };
-      return `kubelet/${f.node} unmount of ${f.volume ?? 'every volume'} fails for ${secs(f.for)}`;
+      return `kubelet/${f.node} unmount of ${f.volume ?? 'every volume'} fails ${lasting(f.for)}`;
     }
     case 'delay':
       c.checkPattern(f.from, [...path, 'from']);
       c.checkPattern(f.to, [...path, 'to']);
       c.faults.push({ kind: 'delay', from: f.from, to: f.to, delayUs: f.delay, startUs: at, ...end(f.for) });
-      return `messages ${f.from} → ${f.to} delayed ${f.delay / US_PER_SECOND}s for ${secs(f.for)}`;
+      return `messages ${f.from} → ${f.to} delayed ${secs(f.delay)} ${lasting(f.for)}`;
     case 'drop':
       c.checkPattern(f.from, [...path, 'from']);
       c.checkPattern(f.to, [...path, 'to']);
       c.faults.push({ kind: 'drop', from: f.from, to: f.to, probability: f.probability ?? 1, startUs: at, ...end(f.for) });
-      return `messages ${f.from} → ${f.to} dropped (p=${f.probability ?? 1}) for ${secs(f.for)}`;
+      return `messages ${f.from} → ${f.to} dropped (p=${f.probability ?? 1}) ${lasting(f.for)}`;
     case 'duplicate':
       c.checkPattern(f.from, [...path, 'from']);
       c.checkPattern(f.to, [...path, 'to']);
       c.faults.push({ kind: 'duplicate', from: f.from, to: f.to, probability: f.probability ?? 1, delayUs: f.delay ?? 0, startUs: at, ...end(f.for) });
-      return `messages ${f.from} → ${f.to} duplicated (p=${f.probability ?? 1}) for ${secs(f.for)}`;
+      return `messages ${f.from} → ${f.to} duplicated (p=${f.probability ?? 1}) ${lasting(f.for)}`;
     case 'partition':
       c.checkPattern(f.a, [...path, 'a']);
       c.checkPattern(f.b, [...path, 'b']);
       c.faults.push({ kind: 'partition', a: f.a, b: f.b, startUs: at, ...end(f.for) });
-      return `partition ${f.a} ⇹ ${f.b} for ${secs(f.for)}`;
+      return `partition ${f.a} ⇹ ${f.b} ${lasting(f.for)}`;
     case 'nodeDeleted':
       return `Node ${f.node} deleted`;
     case 'disconnect': {
@@ -543,7 +546,7 @@ function compileFault(f: FaultSpec, at: number, path: (string | number)[], c: Fa
         const cfg = c.clientCfg.get(id)!;
         cfg.apiConnectionLossesUs = [...((cfg.apiConnectionLossesUs as number[] | undefined) ?? []), at];
       }
-      return `connection ${f.client} ⇹ apiserver broken for ${secs(f.for)} (watches end and are re-established)`;
+      return `connection ${f.client} ⇹ apiserver broken ${lasting(f.for)} (watches end and are re-established)`;
     }
   }
 }

@@ -193,3 +193,35 @@ spec:
   t.is(report.replay, 'pnpm podsim run timeout.yaml --seed 7 --placement single');
   t.true(report.virtualSeconds >= 5 && report.virtualSeconds < 6);
 });
+
+test('--json steps: a sleep ends when the timeline clock says, durations read as written, open-ended faults last until the end', async (t) => {
+  const { report } = await runText(
+    'step-data',
+    `kind: Scenario
+cluster: { nodes: [{ name: node-1 }] }
+steps:
+  - apply: all
+  - id: long
+    sleep: 42h
+  - fault: { kind: runtimeDelay, node: node-1, call: PullImage, delay: 17s }
+  - fault: { kind: runtimeError, node: node-1, call: StopContainer, for: 20s }
+  - id: short
+    sleep: 2m30s
+---
+apiVersion: v1
+kind: Pod
+metadata: { name: p }
+spec:
+  containers: [{ name: app, image: busybox:1.34 }]
+`,
+  );
+  t.true(report.ok, why(report));
+  const [apply, long, delay, error, short] = report.steps;
+  t.is(long.summary, '42h');
+  t.is(long.endUs! - long.startUs, 42 * 3600 * S - (long.startUs - apply.startUs), 'the sleep ends 42h after the timeline reached it');
+  t.is(delay.startUs, long.endUs!);
+  t.is(delay.summary, 'runtime/node-1 answers PullImage 17s late until the end');
+  t.is(error.summary, 'runtime/node-1 fails StopContainer (Unknown) for 20s');
+  t.is(short.summary, '2m30s');
+  t.is(short.endUs! - short.startUs, 150 * S);
+});
