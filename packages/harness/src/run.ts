@@ -68,6 +68,16 @@ export function replayCommand(file: string, seed: number, placement: string): st
   return `pnpm podsim run ${file} --seed ${seed} --placement ${placement}`;
 }
 
+/** How a failed step reads in a report: `step #4 (del) wait failed: timed out after 5s …`. */
+export function stepFailure(s: StepResult): string {
+  return `step #${s.index}${s.id ? ` (${s.id})` : ''} ${s.kind} failed: ${s.error ?? 'not finished'}`;
+}
+
+/** How a failed expectation reads in a report: `expectation timing failed: expected …; …`. */
+export function expectationFailure(e: ExpectationResult): string {
+  return `expectation ${e.kind} failed: expected ${e.expected}; ${e.actual}`;
+}
+
 /** Loads, runs and judges a scenario file. Throws ScenarioError for bad input. */
 export async function runScenarioFile(file: string, opts: RunOptions = {}): Promise<RunReport> {
   const plan = compileScenario(loadScenario(file), opts);
@@ -103,8 +113,8 @@ export function judge(plan: RunPlan, res: EngineResult): { report: RunReport; mo
   if (!res.failure && res.end === 'stopped') {
     for (const s of plan.driver.steps) if (!done.has(s.index)) failures.push(`step #${s.index} (${s.kind}) never ran`);
   }
-  for (const s of steps) if (!s.ok) failures.push(`step #${s.index}${s.id ? ` (${s.id})` : ''} ${s.kind} failed: ${s.error ?? 'not finished'}`);
-  for (const e of expectations) if (!e.ok) failures.push(`expectation ${e.kind} failed: expected ${e.expected}; ${e.actual}`);
+  for (const s of steps) if (!s.ok) failures.push(stepFailure(s));
+  for (const e of expectations) if (!e.ok) failures.push(expectationFailure(e));
   for (const v of violations) failures.push(`invariant ${v.invariant} violated at t=${v.t / US_PER_SECOND}s: ${v.message}`);
 
   const report: RunReport = {

@@ -250,3 +250,46 @@ test('explore lists failing seeds by first violated invariant with their replay 
   t.regex(text, /^ {4}pnpm podsim replay \S+planted\.yaml --seed \d$/m);
   t.is(r.out.at(-1), 'FAIL');
 });
+
+test('replay judges expect: like run when the scenario draws no faults, and says what it judged when it does', async (t) => {
+  const scenario = (explore: string) => `kind: Scenario
+cluster: { nodes: [{ name: node-1 }] }
+steps:
+  - apply: all
+  - sleep: 5s
+  - id: del
+    delete: { name: p }
+  - sleep: 40s
+${explore}expect:
+  pods: [p]
+  timings: [{ pod: p, event: gone, since: del, within: [0s, 1s] }]
+---
+apiVersion: v1
+kind: Pod
+metadata: { name: p, annotations: { podsim.dev/on-sigterm: "exit:5s" } }
+spec:
+  containers: [{ name: app, image: busybox:1.34 }]
+`;
+  const plain = join(dir, 'expect-fails.yaml');
+  writeFileSync(plain, scenario(''));
+  const run = await cli(['run', plain, '--seed', '3', '--quiet']);
+  t.is(run.code, 1);
+  const replay = await cli(['replay', plain, '--seed', '3']);
+  t.is(replay.code, 1, replay.out.join('\n'));
+  const text = replay.out.join('\n');
+  t.notRegex(text, /PASS/);
+  t.regex(text, /^expectations: 0\/1 passed$/m);
+  t.regex(text, /^ {2}expectation timing failed: expected p gone within \[0s, 1s\] after del; gone after 5\.\d+s \(p\)$/m);
+  t.regex(text, /^FAIL: 1 of the timeline's steps and expectations failed \(above\); every invariant held$/m);
+  // The same digest as `podsim run` of that seed.
+  const digest = (lines: string[]) => /trace digest ([0-9a-f]+)/.exec(lines.join('\n'))![1];
+  t.is(digest(replay.out), digest(run.out));
+
+  // Under an explore: section the expectations describe the fault-free run: replay says so.
+  const explored = join(dir, 'expect-explored.yaml');
+  writeFileSync(explored, scenario('explore: { window: [1s, 2s], healAfter: 50s, livenessBudget: 1m, faults: [] }\n'));
+  const ex = await cli(['replay', explored, '--seed', '3']);
+  t.is(ex.code, 0, ex.out.join('\n'));
+  t.regex(ex.out.join('\n'), /^PASS: every invariant held and the cluster healed$/m);
+  t.regex(ex.out.join('\n'), /replay judges the invariants and liveness .*: pnpm podsim run .*expect-explored\.yaml --seed 3\)$/m);
+});

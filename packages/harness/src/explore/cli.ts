@@ -93,15 +93,32 @@ function progress(total: number, enabled: boolean): { update(done: number, failu
   };
 }
 
-function printSeed(r: SeedResult, io: ExploreIo): void {
+/**
+ * The verdict of a replayed seed. With `expect:` judged (no `explore:` section) it is `podsim
+ * run`'s: steps, expectations and invariants. Under drawn faults only the invariants and liveness
+ * are judged, and the line says so and how to check the expectations.
+ */
+function printSeed(r: SeedResult, io: ExploreIo, sc: { explores: boolean; expects: boolean; run: string }): boolean {
   io.out(`virtual ${r.virtualSeconds.toFixed(3)}s in ${r.wallSeconds.toFixed(2)}s wall (${r.events} events), trace digest ${r.traceDigest || '-'}`);
-  if (r.ok) {
-    io.out('PASS: every invariant held and the cluster healed');
-    return;
+  const x = r.expectations;
+  if (x) {
+    io.out(`expectations: ${x.passed}/${x.total} passed`);
+    for (const f of x.failures) io.out(`  ${f}`);
   }
-  io.out(`FAIL: ${r.first!.invariant} at ${sec(r.first!.t)}: ${r.first!.message}`);
-  const more = r.violations.length - (r.first!.invariant === 'engine' || r.first!.invariant === 'timeline' ? 0 : 1);
-  if (more > 0) io.out(`  (+${more} more violation${more === 1 ? '' : 's'}: ${[...new Set(r.violations.map((v) => v.invariant))].join(', ')})`);
+  const ok = r.ok && (x === undefined || x.failures.length === 0);
+  if (ok) {
+    io.out(sc.explores ? 'PASS: every invariant held and the cluster healed' : 'PASS: every step, expectation and invariant held');
+  } else if (!r.ok) {
+    io.out(`FAIL: ${r.first!.invariant} at ${sec(r.first!.t)}: ${r.first!.message}`);
+    const more = r.violations.length - (r.first!.invariant === 'engine' || r.first!.invariant === 'timeline' ? 0 : 1);
+    if (more > 0) io.out(`  (+${more} more violation${more === 1 ? '' : 's'}: ${[...new Set(r.violations.map((v) => v.invariant))].join(', ')})`);
+  } else {
+    io.out(`FAIL: ${x!.failures.length} of the timeline's steps and expectations failed (above); every invariant held`);
+  }
+  if (sc.explores && sc.expects) {
+    io.out(`(replay judges the invariants and liveness under the drawn faults; the scenario's expect: describes the run without them: ${sc.run})`);
+  }
+  return ok;
 }
 
 export function registerExploreCommands(program: Command, io: ExploreIo, done: (code: number) => void): void {
@@ -161,12 +178,12 @@ export function registerExploreCommands(program: Command, io: ExploreIo, done: (
       io.out(`seed ${o.seed} (faults level ${o.faults}) ${file}`);
       io.out(`faults drawn: ${drawn.length}`);
       for (const f of drawn) io.out(`  ${sec(f.atUs).padStart(14)}  ${f.id}  ${describeFault(f.fault)}`);
-      const r = await runSeed({ file, seed: o.seed, level: o.faults, traces: true, engine: o.engine });
+      const r = await runSeed({ file, seed: o.seed, level: o.faults, traces: true, engine: o.engine, expectations: true });
       if (r.error) {
         io.err(r.error);
         return done(2);
       }
-      printSeed(r, io);
+      const ok = printSeed(r, io, { explores: sc.doc.explore !== undefined, expects: sc.doc.expect !== undefined, run: `pnpm podsim run ${file} --seed ${o.seed}` });
       const model = new TraceModel(r.traces ?? []);
       if (r.first) {
         const pod = podOfMessage(model, r.first.message);
@@ -181,8 +198,10 @@ export function registerExploreCommands(program: Command, io: ExploreIo, done: (
       }
       const { traces: _t, ...result } = r;
       if (o.json) writeFileSync(o.json, `${JSON.stringify(result, null, 2)}\n`);
-      let code = r.ok ? 0 : 1;
-      if (o.shrink) code = await shrink(file, o, io, code);
+      let code = ok ? 0 : 1;
+      // Shrinking looks for a smaller run that violates the same invariant.
+      if (o.shrink && r.ok) io.out('shrink: every invariant held, nothing to shrink');
+      else if (o.shrink) code = await shrink(file, o, io, code);
       done(code);
     });
 }

@@ -2,12 +2,14 @@
  * One seed of `podsim explore` / `podsim replay`: the scenario with the faults its seed draws
  * (optionally only some of them, and only some steps — what shrinking tries), run to the end of
  * the liveness budget and judged by the §14 invariants plus liveness. The scenario's `expect:`
- * block is not judged (it describes the fault-free run). This is what one piscina task runs.
+ * block is not judged under drawn faults (it describes the fault-free run); `podsim replay` of a
+ * scenario without `explore:` asks for it (`expectations`), as `podsim run` would judge it.
+ * This is what one piscina task runs.
  */
 import type { TraceRecord } from '@podsim/api';
 import { US_PER_SECOND } from '@podsim/api';
 import { runPlan, type EngineKind } from '../engine.js';
-import { judge, type RunReport } from '../run.js';
+import { expectationFailure, judge, stepFailure, type RunReport } from '../run.js';
 import { compileScenario, type RunPlan } from '../scenario/compile.js';
 import { loadScenario, type LoadedScenario } from '../scenario/load.js';
 import { describeFault, type ScheduledFault } from '../scenario/scheduled.js';
@@ -28,6 +30,19 @@ export interface SeedTask {
   /** Return the merged trace (replay, trace export). */
   readonly traces?: boolean;
   readonly engine?: EngineKind;
+  /**
+   * Also judge the timeline's steps and the `expect:` block as `podsim run` does (replay of a
+   * scenario without `explore:`, which draws no faults); ignored when the scenario explores.
+   */
+  readonly expectations?: boolean;
+}
+
+/** The steps and expectations of a seed judged as `podsim run` judges them. */
+export interface SeedExpectations {
+  readonly passed: number;
+  readonly total: number;
+  /** Failed expectations and failed steps, as `podsim run` prints them. */
+  readonly failures: readonly string[];
 }
 
 /** The first violation that makes a seed fail. `engine` and `timeline` stand for a crashed or unfinished run. */
@@ -50,6 +65,8 @@ export interface SeedResult {
   readonly violations: readonly Violation[];
   /** The drawn faults the run used, in schedule order. */
   readonly faults: ReadonlyArray<{ readonly id: string; readonly atUs: number; readonly summary: string }>;
+  /** With `task.expectations` on a scenario without `explore:`: the steps and `expect:` judged. */
+  readonly expectations?: SeedExpectations;
   /** The scenario did not compile (shrinking removed a step something depends on). */
   readonly error?: string;
   readonly traces?: TraceRecord[];
@@ -66,17 +83,25 @@ export function drawnFaults(sc: LoadedScenario, seed: number, level: number): Sc
   return sc.doc.explore ? drawFaults(sc.doc.explore, exploreTargets(sc), seed, level) : [];
 }
 
-/** The plan of one seed: drawn faults (filtered), steps (filtered), no `expect:`. Throws ScenarioError. */
+/**
+ * The plan of one seed: drawn faults (filtered), steps (filtered), no `expect:` (kept when
+ * `task.expectations` asks for it and the scenario has no `explore:`). Throws ScenarioError.
+ */
 export function seedPlan(sc: LoadedScenario, task: Omit<SeedTask, 'file'>): RunPlan {
   const keepF = task.keepFaults ? new Set(task.keepFaults) : undefined;
   const drawn = drawnFaults(sc, task.seed, task.level).filter((f) => !keepF || keepF.has(f.id));
   const keepS = task.keepSteps ? new Set(task.keepSteps) : undefined;
   const variant: LoadedScenario = {
     ...sc,
-    doc: { ...sc.doc, expect: undefined },
+    doc: { ...sc.doc, expect: judgesExpectations(sc, task) ? sc.doc.expect : undefined },
     steps: keepS ? sc.steps.filter((_, i) => keepS.has(i)) : sc.steps,
   };
   return compileScenario(variant, { seed: task.seed, scheduledFaults: drawn });
+}
+
+/** Whether a seed run judges steps and `expect:` too: asked for, and no faults are drawn. */
+function judgesExpectations(sc: LoadedScenario, task: Pick<SeedTask, 'expectations'>): boolean {
+  return task.expectations === true && sc.doc.explore === undefined;
 }
 
 /** The verdict of a judged run: ok, the first violation, and every id violated. */
@@ -112,6 +137,7 @@ export async function runSeed(task: SeedTask): Promise<SeedResult> {
   const res = await runPlan(plan, { engine: task.engine ?? 'local' });
   const { report } = judge(plan, res);
   const v = verdict(report);
+  const expectations = judgesExpectations(sc, task) ? seedExpectations(report) : undefined;
   const drawnIds = new Set(drawnFaults(sc, task.seed, task.level).map((f) => f.id));
   return {
     seed: task.seed,
@@ -121,9 +147,16 @@ export async function runSeed(task: SeedTask): Promise<SeedResult> {
     virtualSeconds: report.virtualSeconds,
     events: report.events,
     ...(v.first ? { first: v.first } : {}),
+    ...(expectations ? { expectations } : {}),
     violated: v.violated,
     violations: report.violations,
     faults: plan.scheduledFaults.filter((f) => drawnIds.has(f.id)).map((f) => ({ id: f.id, atUs: f.atUs, summary: describeFault(f.fault) })),
     ...(task.traces ? { traces: res.traces } : {}),
   };
+}
+
+/** The report's steps and expectations, counted and worded as `podsim run` prints them. */
+function seedExpectations(report: RunReport): SeedExpectations {
+  const failures = [...report.steps.filter((st) => !st.ok).map(stepFailure), ...report.expectations.filter((e) => !e.ok).map(expectationFailure)];
+  return { passed: report.expectations.filter((e) => e.ok).length, total: report.expectations.length, failures };
 }
