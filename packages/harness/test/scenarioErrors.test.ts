@@ -159,3 +159,58 @@ test('a missing file exits 2', async (t) => {
   t.is(r.code, EXIT_BAD_INPUT);
   t.regex(r.err, /absent\.yaml: cannot read file: ENOENT/);
 });
+
+test('one pass reports the schema, step, manifest and annotation problems together', async (t) => {
+  const text = GOOD.replace('  nodes:', '  nodez: 1\n  nodes:')
+    .replace('  - sleep: 10s', '  - slep: 10s')
+    .replace('      image: nginx:1.21\n', '')
+    .replace('"exit:2s:0"', '"exit:2 seconds:0"');
+  const p = file('many.yaml', text);
+  const r = await cli(['validate', p]);
+  t.is(r.code, EXIT_BAD_INPUT);
+  const lines = r.err.split('\n');
+  t.is(lines.length, 4, r.err);
+  t.regex(lines[0], new RegExp(`^${p}:3:\\d+: cluster\\.nodez: unknown field "nodez"$`));
+  t.regex(lines[1], new RegExp(`^${p}:8:\\d+: steps\\[1\\]\\.slep: unknown step "slep"`));
+  t.regex(lines[2], new RegExp(`^${p}:16:\\d+: Pod/web metadata\\.annotations\\["podsim\\.dev/on-sigterm"\\]: annotation podsim\\.dev/on-sigterm: invalid value`));
+  t.regex(lines[3], new RegExp(`^${p}:19:\\d+: Pod/web spec\\.containers\\[0\\]\\.image: missing required field`));
+});
+
+test('kinds podsim does not simulate are skipped with one warning each; malformed ones and workload kinds are still errors', async (t) => {
+  const extra = `---
+apiVersion: v1
+kind: Service
+metadata: { name: web }
+spec: { selector: { app: web }, ports: [{ port: 80 }] }
+---
+apiVersion: v1
+kind: List
+items:
+  - { apiVersion: v1, kind: ConfigMap, metadata: { name: cfg }, data: { a: b } }
+  - { apiVersion: networking.k8s.io/v1, kind: Ingress, metadata: { name: web } }
+`;
+  const p = file('extra-kinds.yaml', GOOD + extra);
+  const r = await cli(['validate', p]);
+  t.is(r.code, EXIT_OK, r.err);
+  t.deepEqual(r.err.split('\n'), [
+    `${p}:22:7: warning: Service/web kind: skipped: podsim does not simulate Service (it simulates Pod, Node, Namespace, ReplicaSet, Deployment)`,
+    `${p}:29:29: warning: ConfigMap/cfg items[0].kind: skipped: podsim does not simulate ConfigMap (it simulates Pod, Node, Namespace, ReplicaSet, Deployment)`,
+    `${p}:30:47: warning: Ingress/web items[1].kind: skipped: podsim does not simulate Ingress (it simulates Pod, Node, Namespace, ReplicaSet, Deployment)`,
+  ]);
+  t.regex(r.out, /ok \(3 steps/);
+  // A step that names a skipped object says why it is not there.
+  const ref = await cli(['validate', file('extra-ref.yaml', GOOD.replace('apply: all', 'apply: Service/web') + extra)]);
+  t.is(ref.code, EXIT_BAD_INPUT);
+  t.regex(ref.err, /steps\[0\]\.apply: Service\/web was skipped: podsim does not simulate Service/);
+  // Malformed documents of any kind, misspelt served kinds and pod-creating kinds stay errors.
+  for (const [bad, msg] of [
+    ['{ kind: Service, metadata: { name: web } }', /Service\/web: missing required field "apiVersion"/],
+    ['{ apiVersion: v1, kind: Secret, metadata: {} }', /Secret\/\? metadata: missing required field "name"/],
+    ['{ apiVersion: apps/v1, kind: Deploymnet, metadata: { name: d } }', /unsupported kind "Deploymnet": .*\(did you mean "Deployment"\?\)/],
+    ['{ apiVersion: apps/v1, kind: StatefulSet, metadata: { name: s } }', /unsupported kind "StatefulSet" \(its pods would be missing from the run/],
+  ] as const) {
+    const e = await cli(['validate', file('bad-kind.yaml', `${GOOD}---\n${bad}\n`)]);
+    t.is(e.code, EXIT_BAD_INPUT, bad);
+    t.regex(e.err, msg);
+  }
+});

@@ -185,7 +185,9 @@ export function compileScenario(sc: LoadedScenario, opts: PlanOptions = {}): Run
   const resolveRef = (ref: string, path: (string | number)[]): KubeObject[] => {
     if (ref === 'all') return objects;
     const hits = objects.filter((o) => (ref.includes('/') ? refOf(o) === ref : o.metadata.name === ref || o.metadata.generateName === ref));
-    if (hits.length === 0) issues.push(src.issue(path, `no manifest ${JSON.stringify(ref)} (manifests: ${objects.map(refOf).join(', ') || 'none'})${didYouMean(ref, objects.map(refOf))}`));
+    const skipped = sc.skipped?.find((k) => k === ref || k.endsWith(`/${ref}`));
+    if (hits.length === 0 && skipped !== undefined) issues.push(src.issue(path, `${skipped} was skipped: podsim does not simulate ${skipped.split('/')[0]}`));
+    else if (hits.length === 0) issues.push(src.issue(path, `no manifest ${JSON.stringify(ref)} (manifests: ${objects.map(refOf).join(', ') || 'none'})${didYouMean(ref, objects.map(refOf))}`));
     else if (hits.length > 1) issues.push(src.issue(path, `${JSON.stringify(ref)} is ambiguous (${hits.map(refOf).join(', ')}); write Kind/name`));
     return hits;
   };

@@ -24,6 +24,7 @@ import {
   type StepSpec,
 } from './schema.js';
 import { ScenarioError, SourceDoc, parseYamlStream, type Path, type ScenarioIssue } from './source.js';
+import { loadScheduledFaults } from './scheduled.js';
 
 /** A Kubernetes object from the scenario, with where it was written. */
 export interface LoadedManifest {
@@ -48,6 +49,8 @@ export interface LoadedScenario {
   readonly manifests: readonly LoadedManifest[];
   readonly steps: readonly LoadedStep[];
   readonly warnings: readonly ScenarioIssue[];
+  /** `Kind/name` of the manifests skipped because podsim does not simulate their kind (Service, …). */
+  readonly skipped?: readonly string[];
 }
 
 /** Reads and validates a scenario file. Throws {@link ScenarioError} on any problem. */
@@ -77,18 +80,25 @@ export function loadScenarioText(file: string, text: string, readFile: (path: st
     throw new ScenarioError([docs[0].issue([], 'no scenario document: add a document with `kind: Scenario` (cluster, steps, expect)')]);
   }
   const src = docs[si];
+  // One pass reports every problem of the file: when the scenario document breaks its schema,
+  // its steps, manifests and annotations are still checked from the raw values (only what
+  // needs the whole document — references between steps, manifests and expectations — waits
+  // for compileScenario).
   const parsed = zScenarioDoc.safeParse(values[si]);
-  if (!parsed.success) {
-    issues.push(...zodIssues(src, [], parsed.error));
-    throw new ScenarioError(sortIssues(issues));
-  }
-  const doc = parsed.data;
+  if (!parsed.success) issues.push(...zodIssues(src, [], parsed.error));
+  const doc = parsed.success ? parsed.data : undefined;
+  const rawDoc = values[si] as Record<string, unknown>;
+  const listOf = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+  // compileScenario builds the scheduled faults; without a document, check their shape here.
+  if (!doc) loadScheduledFaults(listOf(rawDoc.faults), src, issues);
 
   // Manifests: other documents, `manifests:` entries, `manifestFiles:` documents; `kind: List` expands.
+  // (The schema has already named entries that are not mappings and file names that are not strings.)
   const raw: Array<{ value: unknown; src: SourceDoc; path: Path }> = [];
   docs.forEach((d, i) => i !== si && raw.push({ value: values[i], src: d, path: [] }));
-  (doc.manifests ?? []).forEach((m, i) => raw.push({ value: m, src, path: ['manifests', i] }));
-  (doc.manifestFiles ?? []).forEach((rel, i) => {
+  listOf(rawDoc.manifests).forEach((m, i) => isObject(m) && raw.push({ value: m, src, path: ['manifests', i] }));
+  listOf(rawDoc.manifestFiles).forEach((rel, i) => {
+    if (typeof rel !== 'string' || rel === '') return;
     const path = resolve(dirname(file), rel);
     let content: string;
     try {
@@ -103,17 +113,18 @@ export function loadScenarioText(file: string, text: string, readFile: (path: st
     for (const d of r.docs) raw.push({ value: d.toJS(), src: d, path: [] });
   });
   const manifests: LoadedManifest[] = [];
+  const skipped: string[] = [];
   for (const r of raw) {
     if (isObject(r.value) && r.value.kind === 'List' && Array.isArray(r.value.items)) {
-      r.value.items.forEach((item, i) => manifests.push(...validateManifest(item, r.src, [...r.path, 'items', i], issues, warnings)));
-    } else manifests.push(...validateManifest(r.value, r.src, r.path, issues, warnings));
+      r.value.items.forEach((item, i) => manifests.push(...validateManifest(item, r.src, [...r.path, 'items', i], issues, warnings, skipped)));
+    } else manifests.push(...validateManifest(r.value, r.src, r.path, issues, warnings, skipped));
   }
 
   const steps: LoadedStep[] = [];
-  doc.steps.forEach((s, i) => steps.push(...loadStep(s, src, ['steps', i], issues, false)));
+  listOf(rawDoc.steps).forEach((s, i) => steps.push(...loadStep(s, src, ['steps', i], issues, false)));
 
-  if (issues.length > 0) throw new ScenarioError(sortIssues([...issues, ...warnings]));
-  return { file, doc, src, manifests, steps, warnings };
+  if (issues.length > 0 || !doc) throw new ScenarioError(sortIssues([...issues, ...warnings]));
+  return { file, doc, src, manifests, steps, warnings, skipped };
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -227,7 +238,22 @@ function validateStep(value: unknown, src: SourceDoc, path: Path, issues: Scenar
   return { key, spec, fault: fr.data as FaultSpec, src, path };
 }
 
-function validateManifest(value: unknown, src: SourceDoc, path: Path, issues: ScenarioIssue[], warnings: ScenarioIssue[]): LoadedManifest[] {
+/**
+ * Kinds that create pods podsim would not run: skipping one would silently leave its pods out
+ * of the simulation, so it stays an error.
+ */
+const WORKLOAD_KINDS = ['StatefulSet', 'DaemonSet', 'Job', 'CronJob', 'ReplicationController'];
+/** The API groups of the kinds podsim simulates (a near-miss kind there is a typo, not another kind). */
+const SERVED_API_VERSIONS = ['v1', 'apps/v1'];
+
+/**
+ * One manifest: rejected when malformed (not a mapping, no apiVersion, kind or name), when a
+ * workload kind podsim does not run, or when its kind looks like a misspelt served kind; skipped
+ * with a warning when it is any other kind podsim does not simulate (Service, ConfigMap, …, as
+ * users keep them next to their workloads); otherwise checked against its kind's schema and its
+ * behaviour annotations (those even when the schema fails, so one pass reports both).
+ */
+function validateManifest(value: unknown, src: SourceDoc, path: Path, issues: ScenarioIssue[], warnings: ScenarioIssue[], skipped: string[]): LoadedManifest[] {
   if (!isObject(value)) {
     issues.push(src.issue(path, 'a manifest must be a mapping with apiVersion, kind and metadata'));
     return [];
@@ -237,31 +263,39 @@ function validateManifest(value: unknown, src: SourceDoc, path: Path, issues: Sc
     issues.push(src.issue(path, 'missing required field "kind"'));
     return [];
   }
-  if (!(MANIFEST_KINDS as string[]).includes(kind)) {
-    issues.push(src.issue([...path, 'kind'], `unsupported kind ${JSON.stringify(kind)}: podsim serves ${MANIFEST_KINDS.join(', ')}${didYouMean(kind, MANIFEST_KINDS)}`));
-    return [];
-  }
   const meta = isObject(value.metadata) ? value.metadata : {};
   const prefix = `${kind}/${String(meta.name ?? meta.generateName ?? '?')}`;
+  if (!(MANIFEST_KINDS as string[]).includes(kind)) {
+    const served = MANIFEST_KINDS.join(', ');
+    const typo = didYouMean(kind, MANIFEST_KINDS);
+    if (WORKLOAD_KINDS.includes(kind) || (typo !== '' && SERVED_API_VERSIONS.includes(String(value.apiVersion)))) {
+      const why = WORKLOAD_KINDS.includes(kind) ? ` (its pods would be missing from the run; podsim simulates ${served})` : `: podsim simulates ${served}${typo}`;
+      issues.push(src.issue([...path, 'kind'], `unsupported kind ${JSON.stringify(kind)}${why}`));
+      return [];
+    }
+    if (typeof value.apiVersion !== 'string') issues.push(src.issue(path, 'missing required field "apiVersion"', { prefix }));
+    else if (meta.name === undefined && meta.generateName === undefined) issues.push(src.issue([...path, 'metadata'], 'missing required field "name" (or generateName)', { prefix }));
+    else {
+      warnings.push(src.issue([...path, 'kind'], `skipped: podsim does not simulate ${kind} (it simulates ${served})`, { prefix, warning: true }));
+      skipped.push(prefix);
+    }
+    return [];
+  }
   const r = zManifests[kind as ManifestKind].safeParse(value);
-  if (!r.success) {
-    issues.push(...zodIssues(src, path, r.error, prefix));
-    return [];
-  }
-  if (meta.name === undefined && meta.generateName === undefined) {
-    issues.push(src.issue([...path, 'metadata'], 'missing required field "name" (or generateName)', { prefix }));
-    return [];
-  }
+  if (!r.success) issues.push(...zodIssues(src, path, r.error, prefix));
+  else if (meta.name === undefined && meta.generateName === undefined) issues.push(src.issue([...path, 'metadata'], 'missing required field "name" (or generateName)', { prefix }));
   // Behaviour annotations live where the kubelet reads them: on the pod (or the pod template).
   const annPath: Path = kind === 'Pod' ? ['metadata', 'annotations'] : kind === 'Deployment' || kind === 'ReplicaSet' ? ['spec', 'template', 'metadata', 'annotations'] : [];
   if (annPath.length > 0) {
     let ann: unknown = value;
     for (const p of annPath) ann = isObject(ann) ? ann[p as string] : undefined;
-    if (isObject(ann)) {
+    // Annotations that are not all strings were named by the schema already.
+    if (isObject(ann) && Object.values(ann).every((v) => typeof v === 'string')) {
       const res = parseBehaviorAnnotations(ann as Record<string, string>);
       for (const e of res.errors) issues.push(src.issue([...path, ...annPath, e.annotation], e.message, { prefix }));
       for (const u of res.unknown) warnings.push(src.issue([...path, ...annPath, u], 'not a podsim behaviour annotation; ignored', { prefix, warning: true }));
     }
   }
+  if (!r.success || (meta.name === undefined && meta.generateName === undefined)) return [];
   return [{ object: r.data as unknown as KubeObject, src, path }];
 }
