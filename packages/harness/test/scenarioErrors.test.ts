@@ -122,6 +122,12 @@ const cases: Array<{ title: string; text: string; line: number; message: RegExp 
     line: 8,
     message: /follows a blocking step .* give it an explicit at:/,
   },
+  {
+    title: 'a delete count with a name',
+    text: GOOD.replace('gracePeriod: 5', 'gracePeriod: 5, count: 1'),
+    line: 8,
+    message: /steps\[2\]\.delete\.count: count picks among the pods a selector \(or all: true\) matches/,
+  },
 ];
 
 for (const c of cases) {

@@ -304,7 +304,9 @@ export class Driver {
       { type: 'ApiList', resource: t.resource, namespace: t.namespace, labelSelector: t.selector } as Message,
       (r) => {
         if (r.code !== 200) return this.finish(ctx, step, false, `list ${t.resource}: ${r.code} ${statusMessage(r.body)}`);
-        const names = (r.body as KubeList).items.map((o) => o.metadata.name!).filter(Boolean);
+        let items = (r.body as KubeList).items;
+        if (step.count !== undefined) items = this.informer.oldestFirst(items.filter((o) => o.metadata.deletionTimestamp === undefined)).slice(0, step.count);
+        const names = items.map((o) => o.metadata.name!).filter(Boolean);
         if (names.length === 0) return this.finish(ctx, step, true, undefined, { results: [], note: 'No resources found' });
         this.deleteEach(ctx, step, names, 0, []);
       },

@@ -10,6 +10,9 @@ import type { WaitCondition } from './steps.js';
 
 export class PodInformer {
   private readonly byUid = new Map<string, Pod>();
+  /** Position of each cached pod's first ADDED event: the apiserver's order of creation. */
+  private readonly addedSeq = new Map<string, number>();
+  private seq = 0;
   /** Highest resourceVersion seen in an event (the informer is at least this fresh). */
   rv = 0;
 
@@ -20,14 +23,29 @@ export class PodInformer {
     if (rv > this.rv) this.rv = rv;
     const uid = pod.metadata?.uid;
     if (!uid) return;
-    if (event.type === 'DELETED') this.byUid.delete(uid);
-    else if (event.type === 'ADDED' || event.type === 'MODIFIED') this.byUid.set(uid, pod);
+    if (event.type === 'DELETED') {
+      this.byUid.delete(uid);
+      this.addedSeq.delete(uid);
+    } else if (event.type === 'ADDED' || event.type === 'MODIFIED') {
+      this.byUid.set(uid, pod);
+      if (!this.addedSeq.has(uid)) this.addedSeq.set(uid, this.seq++);
+    }
   }
 
   /** Forgets everything (before a relist after a 410 Gone). */
   clear(): void {
     this.byUid.clear();
+    this.addedSeq.clear();
     this.rv = 0;
+  }
+
+  /**
+   * `pods` oldest first: in the order the informer saw them created (the order `expect.pods`
+   * aliases bind in), pods it has not seen yet last, ties by name. Returns a new array.
+   */
+  oldestFirst<T extends KubeObject>(pods: readonly T[]): T[] {
+    const seqOf = (p: T) => this.addedSeq.get(p.metadata.uid ?? '') ?? Infinity;
+    return [...pods].sort((a, b) => seqOf(a) - seqOf(b) || ((a.metadata.name ?? '') < (b.metadata.name ?? '') ? -1 : 1));
   }
 
   has(uid: string): boolean {

@@ -49,6 +49,12 @@ export interface DeleteStep extends StepBase {
   readonly warning?: string;
   /** What kubectl prints per deleted object: `deleted`, or `force deleted` when the grace is 0. */
   readonly verb: 'deleted' | 'force deleted';
+  /**
+   * Pods only, with a selector or `all`: delete just this many of the matching pods that are not
+   * already terminating, oldest first (order of creation) — one pod of a Deployment, whose
+   * generated name the scenario cannot know.
+   */
+  readonly count?: number;
 }
 
 /**

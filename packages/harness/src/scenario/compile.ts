@@ -237,8 +237,12 @@ export function compileScenario(sc: LoadedScenario, opts: PlanOptions = {}): Run
           now?: boolean;
           wait?: boolean;
           timeout?: number;
+          count?: number;
         };
         const target = compileTarget(d, [...p, 'delete'], namespace, issues, ls);
+        if (d.count !== undefined && (target.resource !== 'pods' || d.name !== undefined)) {
+          issues.push(src.issue([...p, 'delete', 'count'], 'count picks among the pods a selector (or all: true) matches; it needs kind pod and no name'));
+        }
         const flags = deleteOptionsFromFlags({ gracePeriod: d.gracePeriod, force: d.force, now: d.now });
         if (!flags.ok) issues.push(src.issue([...p, 'delete'], `kubectl: ${flags.error}`));
         const timeoutUs = d.timeout ?? DEFAULT_DELETE_TIMEOUT_US;
@@ -251,6 +255,7 @@ export function compileScenario(sc: LoadedScenario, opts: PlanOptions = {}): Run
           'kubectl delete',
           KIND_SINGULAR[target.resource],
           target.name ?? (target.selector !== undefined ? `-l ${target.selector}` : '--all'),
+          d.count !== undefined ? `(the oldest ${d.count})` : '',
           d.gracePeriod !== undefined ? `--grace-period=${d.gracePeriod}` : '',
           d.now ? '--now' : '',
           d.force ? '--force' : '',
@@ -268,6 +273,7 @@ export function compileScenario(sc: LoadedScenario, opts: PlanOptions = {}): Run
           command: cmd,
           ...(flags.ok && flags.warning !== undefined ? { warning: flags.warning } : {}),
           verb: flags.ok && flags.gracePeriod === 0 ? 'force deleted' : 'deleted',
+          ...(d.count !== undefined ? { count: d.count } : {}),
         });
         break;
       }

@@ -90,6 +90,8 @@ export const zStepSchemas = {
       now: z.boolean().optional(),
       wait: z.boolean().optional(),
       timeout: zDuration.optional(),
+      /** Pods by selector or all: delete only this many live ones, oldest first. */
+      count: z.number().int().min(1).optional(),
     }),
   }),
   scale: z.strictObject({

@@ -225,3 +225,47 @@ spec:
   t.is(short.summary, '2m30s');
   t.is(short.endUs! - short.startUs, 150 * S);
 });
+
+test('delete { selector, count: 1 } deletes the oldest live pod of a Deployment; aliases in creation order name it', async (t) => {
+  const { report } = await runText(
+    'delete-count',
+    `kind: Scenario
+cluster: { nodes: [{ name: node-1 }] }
+steps:
+  - apply: all
+  - wait: { for: ready, selector: app=web, count: 3, timeout: 1m }
+  - id: del
+    delete: { selector: app=web, count: 1 }
+  - sleep: 2s
+  - id: del2
+    delete: { selector: app=web, count: 1 }
+  - sleep: 40s
+expect:
+  pods: [web1, web2, web3, web4, web5]
+  timings:
+    - { pod: web1, event: terminating, since: del, within: [0s, 10ms] }
+    - { pod: web1, event: gone, since: del, within: [30s, 35s] }
+    - { pod: web2, event: terminating, since: del2, within: [0s, 10ms] }
+    - { pod: web4, event: created, since: del, within: [0s, 100ms] }
+  counts: { podsAtEnd: 3 }
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: { name: web }
+spec:
+  replicas: 3
+  selector: { matchLabels: { app: web } }
+  template:
+    metadata: { labels: { app: web }, annotations: { podsim.dev/on-sigterm: ignore } }
+    spec:
+      containers: [{ name: app, image: nginx:1.21 }]
+`,
+  );
+  t.true(report.ok, why(report));
+  const deleted = report.pods.filter((p) => p.deletedAt !== undefined).map((p) => p.name);
+  t.deepEqual(deleted, [report.pods[0].name, report.pods[1].name], 'the two oldest, one per step');
+  t.deepEqual(
+    report.steps.filter((s) => s.kind === 'delete').map((s) => s.summary),
+    ['kubectl delete pod -l app=web (the oldest 1) --wait=false', 'kubectl delete pod -l app=web (the oldest 1) --wait=false'],
+  );
+});
