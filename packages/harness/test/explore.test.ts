@@ -8,7 +8,7 @@
  * same scenario without the bug stays clean over 100 seeds.
  */
 import test from 'ava';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { main } from '../src/cli.js';
@@ -22,6 +22,7 @@ import { loadScenario, loadScenarioText } from '../src/scenario/load.js';
 import { ScenarioError } from '../src/scenario/source.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'podsim-explore-test-'));
+test.after.always(() => rmSync(dir, { recursive: true, force: true }));
 
 function statefulScenario(bug: boolean): string {
   const pods = [0, 1, 2, 3]

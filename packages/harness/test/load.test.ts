@@ -1,6 +1,6 @@
 /** Manifests as users keep them: a multi-document stream, a `kind: List`, inline `manifests:`, `manifestFiles:`. */
 import test from 'ava';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadScenario } from '../src/scenario/load.js';
@@ -8,6 +8,7 @@ import { compileScenario } from '../src/scenario/compile.js';
 import { ScenarioError, formatIssue } from '../src/scenario/source.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'podsim-load-'));
+test.after.always(() => rmSync(dir, { recursive: true, force: true }));
 const pod = (name: string) => `{ apiVersion: v1, kind: Pod, metadata: { name: ${name} }, spec: { containers: [{ name: c, image: nginx }] } }`;
 
 test('manifests from the stream, a List, inline and from files, in that order, with default namespace', (t) => {

@@ -1,10 +1,11 @@
 import test from 'ava';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { main, EXIT_BAD_INPUT, EXIT_OK } from '../src/cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'podsim-scenario-'));
+test.after.always(() => rmSync(dir, { recursive: true, force: true }));
 
 /** A valid scenario; tests break one thing at a time (line numbers below refer to this text). */
 const GOOD = `kind: Scenario

@@ -7,7 +7,7 @@
  */
 import test, { type ExecutionContext } from 'ava';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseYaml, parseAllDocuments } from 'yaml';
@@ -38,7 +38,7 @@ interface Run {
   stderr: string;
 }
 
-let dir: string;
+let dir = '';
 let server: RunningServer;
 let kubeconfig: string;
 let minioFile: string;
@@ -136,6 +136,7 @@ test.before(async () => {
 
 test.after.always(async () => {
   await server?.close();
+  if (dir !== '') rmSync(dir, { recursive: true, force: true });
 });
 
 test.serial('kubectl apply -f the minio Deployment; get pods, -o wide, -o yaml, -o json', async (t) => {

@@ -17,7 +17,7 @@
  * `--seed S --runs 1 --chaos L` replays one synthetic run (chaos seed = workload seed).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -104,6 +104,8 @@ let minioYaml: string | undefined;
 let minioSingle: string | undefined;
 if (MINIO) {
   const dir = mkdtempSync(join(tmpdir(), 'podsim-stress-'));
+  // Removed however the run ends (a failure, an uncaught error, Ctrl-C: each exits through here).
+  process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
   const example = fileURLToPath(new URL('../../../../examples/minio-recreate.yaml', import.meta.url));
   minioYaml = join(dir, 'minio-short.yaml');
   writeFileSync(minioYaml, readFileSync(example, 'utf8').replace('sleep: 42h', `sleep: ${MINIO}`));

@@ -5,7 +5,7 @@
  * hosts the actors (single, per-actor, shards:2).
  */
 import test from 'ava';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { main, EXIT_OK } from '../../src/cli.js';
@@ -31,7 +31,9 @@ const reports = new Map<string, RunReport>();
 
 test.serial('podsim run examples/minio-recreate.yaml prints the reference sequence and exits 0', async (t) => {
   t.timeout(120_000);
-  const json = join(mkdtempSync(join(tmpdir(), 'podsim-minio-')), 'result.json');
+  const dir = mkdtempSync(join(tmpdir(), 'podsim-minio-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const json = join(dir, 'result.json');
   const out: string[] = [];
   const err: string[] = [];
   const code = await main(['run', EXAMPLE, '--json', json], { out: (l) => out.push(l), err: (l) => err.push(l) });
