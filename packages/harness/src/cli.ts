@@ -121,7 +121,7 @@ export async function main(argv: readonly string[], io: CliIo = stdio): Promise<
     .option('--seed <n>', 'run seed (default: the scenario\'s cluster.seed, else 1)', parseSeed)
     .option('--placement <p>', 'single | per-actor | shards:N (default: the scenario\'s, else single)', parsePlacement)
     .option('--json <out>', 'write the result as JSON to this file')
-    .option('--quiet', 'print only the summary lines')
+    .option('--quiet', 'leave out the watch lines and the pod table (the seed, digest, tally and verdict lines remain)')
     .option('--trace <out>', 'write the run as a Chrome trace (Perfetto, chrome://tracing)')
     .addOption(new Option('--engine <kind>', 'threads (worker threads) or local (one thread, no workers)').choices(['threads', 'local']).default('threads'))
     .action(async (file: string, o: { seed?: number; placement?: string; json?: string; quiet?: boolean; trace?: string; engine: EngineKind }) => {
