@@ -13,7 +13,6 @@ export * from './expectations.js';
 export * from './labels.js';
 export * from './objects.js';
 export * from './podutil.js';
-export * from './quantity.js';
 export * from './intstr.js';
 export * from './replicaset/replicaSet.js';
 export * from './replicaset/podsToDelete.js';

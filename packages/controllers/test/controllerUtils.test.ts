@@ -11,7 +11,6 @@ import { EXPECTATIONS_TIMEOUT_US, UIDTrackingControllerExpectations } from '../s
 import { CONTROLLER_UID_INDEX, controllerUidIndexFunc, Informer } from '../src/informer.js';
 import { getScaledValueFromIntOrPercent } from '../src/intstr.js';
 import { labelSelectorAsSelector } from '../src/labels.js';
-import { milliValue, value } from '../src/quantity.js';
 import { RATE_LIMIT_BASE_US, WorkQueue, Workers } from '../src/workqueue.js';
 import { FakeApi, FakeEnv } from './helpers/fakeEnv.js';
 
@@ -171,19 +170,6 @@ test('label selectors: nil matches nothing, empty everything, expressions AND', 
   t.false(sel.matches({ app: 'web', tier: 'c' }));
   t.false(sel.matches({ app: 'web', tier: 'a', canary: '1' }));
   t.is(typeof labelSelectorAsSelector({ matchExpressions: [{ key: 'x', operator: 'In', values: [] }] }), 'string');
-});
-
-test('quantities: cpu millicores and memory bytes', (t) => {
-  t.is(milliValue('500m'), 500);
-  t.is(milliValue('2'), 2000);
-  t.is(milliValue('0.1'), 100);
-  t.is(milliValue('1.5'), 1500);
-  t.is(value('1Gi'), 1024 ** 3);
-  t.is(value('128Mi'), 128 * 1024 ** 2);
-  t.is(value('1G'), 1e9);
-  t.is(value('1e3'), 1000);
-  t.is(value('110'), 110);
-  t.is(value('12x'), undefined);
 });
 
 test('IntOrString: percentages round up (surge) or down (unavailable)', (t) => {

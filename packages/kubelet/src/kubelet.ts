@@ -7,6 +7,7 @@
  * {@link KubeletEnv}; the actor shell only feeds messages and timers in.
  */
 import type { ApiResult, ApiWatchEvent, Node, Pod, PodStatus } from '@podsim/api';
+import { parseQuantity } from '@podsim/api';
 import { ApiClient } from './apiClient.js';
 import { API_SOURCE, ApiserverPodSource } from './config/apiserverSource.js';
 import type { PodUpdate } from './config/podStorage.js';
@@ -23,7 +24,6 @@ import { PodWorkers, type PodSyncer, type SyncError, type SyncPodType, type Work
 import { ProberManager } from './prober/proberManager.js';
 import { generateAPIPodStatus } from './status/generateStatus.js';
 import { StatusManager } from './status/statusManager.js';
-import { parseQuantity } from './util.js';
 import { VolumeManager } from './volumemanager/volumeManager.js';
 
 export class Kubelet implements PodSyncer {
@@ -277,7 +277,7 @@ export class Kubelet implements PodSyncer {
   /** `HandlePodAdditions`: admission (terminating pods still count), dispatch SyncPodCreate. */
   handlePodAdditions(pods: readonly Pod[]): void {
     const sorted = [...pods].sort((a, b) => ((a.metadata.creationTimestamp ?? '') < (b.metadata.creationTimestamp ?? '') ? -1 : (a.metadata.creationTimestamp ?? '') > (b.metadata.creationTimestamp ?? '') ? 1 : 0));
-    const cap = { pods: parseQuantity(this.config.capacity.pods), cpu: parseQuantity(this.config.capacity.cpu), memory: parseQuantity(this.config.capacity.memory) };
+    const cap = { pods: capacityOf(this.config.capacity.pods), cpu: capacityOf(this.config.capacity.cpu), memory: capacityOf(this.config.capacity.memory) };
     for (const pod of sorted) {
       const uid = pod.metadata.uid!;
       this.podManager.set(uid, pod);
@@ -554,8 +554,16 @@ export function podRequests(p: Pod): { cpu: number; memory: number } {
   let cpu = 0;
   let memory = 0;
   for (const c of p.spec.containers) {
-    cpu += parseQuantity(c.resources?.requests?.cpu) || 0;
-    memory += parseQuantity(c.resources?.requests?.memory) || 0;
+    cpu += parseQuantity(c.resources?.requests?.cpu) ?? 0;
+    memory += parseQuantity(c.resources?.requests?.memory) ?? 0;
   }
   return { cpu, memory };
+}
+
+/**
+ * A node capacity for admission: an unset resource is 0 (nothing fits), a malformed one NaN
+ * (every comparison with it is false, so it limits nothing).
+ */
+function capacityOf(q: string | undefined): number {
+  return q === undefined ? 0 : (parseQuantity(q) ?? NaN);
 }

@@ -1,7 +1,6 @@
 /**
  * Small pure helpers: `apiequality.Semantic.DeepEqual` for JSON-shaped values (an absent key and
- * an `undefined` value are equal, as Go's zero values would be), and resource quantity parsing
- * (`resource.Quantity` for the cpu / memory / pods requests admission compares).
+ * an `undefined` value are equal, as Go's zero values would be).
  */
 
 /** Structural equality of JSON-like values; `undefined` properties count as absent. */
@@ -25,25 +24,4 @@ export function deepEqual(a: unknown, b: unknown): boolean {
   let nb = 0;
   for (const k in bo) if (bo[k] !== undefined) nb++;
   return na === nb;
-}
-
-const SUFFIX: Record<string, number> = {
-  '': 1,
-  m: 1e-3,
-  k: 1e3,
-  M: 1e6,
-  G: 1e9,
-  T: 1e12,
-  Ki: 1024,
-  Mi: 1024 ** 2,
-  Gi: 1024 ** 3,
-  Ti: 1024 ** 4,
-};
-
-/** Parses a `resource.Quantity` string ("100m", "1.5", "128Mi") to a number; NaN if malformed. */
-export function parseQuantity(q: string | undefined): number {
-  if (q === undefined) return 0;
-  const m = /^([0-9.]+)(m|k|M|G|T|Ki|Mi|Gi|Ti)?$/.exec(q.trim());
-  if (!m) return NaN;
-  return Number(m[1]) * SUFFIX[m[2] ?? ''];
 }

@@ -5,8 +5,7 @@
  * the requests of every pod bound or assumed on the node. A pod counts until its DELETED event
  * (or a terminal phase) — a Terminating pod still occupies its node. Keys are pod UIDs.
  */
-import type { Node, Pod, Taint } from '@podsim/api';
-import { milliValue, value } from '../quantity.js';
+import { quantityMilliValue, quantityValue, type Node, type Pod, type Taint } from '@podsim/api';
 import { effectiveTaints } from './taints.js';
 
 /** Default max pods when the node does not report allocatable `pods` (kubelet `--max-pods`). */
@@ -31,16 +30,16 @@ export function podResources(p: Pod): PodResources {
   let nzCpu = 0;
   let nzMem = 0;
   for (const c of p.spec.containers ?? []) {
-    const rc = milliValue(c.resources?.requests?.cpu) ?? 0;
-    const rm = value(c.resources?.requests?.memory) ?? 0;
+    const rc = quantityMilliValue(c.resources?.requests?.cpu) ?? 0;
+    const rm = quantityValue(c.resources?.requests?.memory) ?? 0;
     cpu += rc;
     mem += rm;
     nzCpu += rc === 0 && c.resources?.requests?.cpu === undefined ? DEFAULT_MILLI_CPU_REQUEST : rc;
     nzMem += rm === 0 && c.resources?.requests?.memory === undefined ? DEFAULT_MEMORY_REQUEST : rm;
   }
   for (const c of p.spec.initContainers ?? []) {
-    const rc = milliValue(c.resources?.requests?.cpu) ?? 0;
-    const rm = value(c.resources?.requests?.memory) ?? 0;
+    const rc = quantityMilliValue(c.resources?.requests?.cpu) ?? 0;
+    const rm = quantityValue(c.resources?.requests?.memory) ?? 0;
     cpu = Math.max(cpu, rc);
     mem = Math.max(mem, rm);
   }
@@ -68,9 +67,9 @@ export class NodeInfo {
     this.node = node;
     this.taints = node ? effectiveTaints(node, requireReady).filter((t) => t.effect === 'NoSchedule' || t.effect === 'NoExecute') : [];
     const a = node?.status?.allocatable;
-    this.allowedPods = value(a?.pods) ?? defaultMaxPods;
-    this.allocCpu = milliValue(a?.cpu);
-    this.allocMem = value(a?.memory);
+    this.allowedPods = quantityValue(a?.pods) ?? defaultMaxPods;
+    this.allocCpu = quantityMilliValue(a?.cpu);
+    this.allocMem = quantityValue(a?.memory);
   }
 
   addPod(uid: string, r: PodResources): void {

@@ -1,8 +1,9 @@
 /**
- * `resource.Quantity` parsing (apimachinery `pkg/api/resource/quantity.go`), reduced to what the
- * scheduler's NodeResourcesFit needs: CPU in millicores (`MilliValue`, rounded up) and memory or
- * counts in base units (`Value`, rounded up). Decimal (k, M, G, T, P, E, m), binary (Ki … Ei) and
- * exponent (1e3) forms are accepted; anything else yields `undefined` (treated as unset).
+ * `resource.Quantity` parsing (apimachinery v0.22.8 `pkg/api/resource/quantity.go`), reduced to
+ * what the scheduler's NodeResourcesFit and the kubelet's admission compare: CPU in millicores
+ * (`MilliValue`, rounded up) and memory or counts in base units (`Value`, rounded up). Decimal
+ * (k, M, G, T, P, E, m), binary (Ki … Ei) and exponent (1e3) forms are accepted; anything else
+ * yields `undefined` (each caller decides what an unset or malformed quantity means).
  */
 
 const SUFFIX: Record<string, number> = {
@@ -36,13 +37,13 @@ export function parseQuantity(q: string | number | undefined): number | undefine
 }
 
 /** `Quantity.MilliValue()`: millicores for CPU (rounded up). */
-export function milliValue(q: string | number | undefined): number | undefined {
+export function quantityMilliValue(q: string | number | undefined): number | undefined {
   const v = parseQuantity(q);
   return v === undefined ? undefined : Math.ceil(Math.round(v * 1e9) / 1e6);
 }
 
 /** `Quantity.Value()`: base units (bytes, counts), rounded up. */
-export function value(q: string | number | undefined): number | undefined {
+export function quantityValue(q: string | number | undefined): number | undefined {
   const v = parseQuantity(q);
   return v === undefined ? undefined : Math.ceil(Math.round(v * 1e6) / 1e6);
 }
