@@ -7,6 +7,7 @@ export * from './faults.js';
 export * from './codec.js';
 export * from './behavior.js';
 export * from './quantity.js';
+export * from './equality.js';
 export * from './k8s/meta.js';
 export * from './k8s/core.js';
 export * from './k8s/apps.js';

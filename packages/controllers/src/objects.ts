@@ -1,10 +1,10 @@
 /**
  * Object plumbing shared by the controllers: cache keys (client-go `cache.MetaNamespaceKeyFunc`),
- * controller references (apimachinery `metav1.GetControllerOf`, `NewControllerRef`), semantic
- * deep equality (`equality.Semantic.DeepEqual`, treating absent and `undefined` fields alike) and
- * a plain-data deep copy. Objects from informers are shared and never mutated: copy, then edit.
+ * controller references (apimachinery `metav1.GetControllerOf`, `NewControllerRef`), omitempty-
+ * aware status equality (on `deepEqual` of packages/api/src/equality.ts) and a plain-data deep
+ * copy. Objects from informers are shared and never mutated: copy, then edit.
  */
-import type { KubeObject, OwnerReference } from '@podsim/api';
+import { deepEqual, type KubeObject, type OwnerReference } from '@podsim/api';
 
 /** `namespace/name` for namespaced objects, `name` for cluster-scoped ones. */
 export function objectKey(obj: KubeObject): string {
@@ -46,31 +46,6 @@ export function newControllerRef(owner: KubeObject, apiVersion: string, kind: st
 /** Deep copy of plain data (objects travel as JSON-shaped values). */
 export function deepCopy<T>(v: T): T {
   return structuredClone(v);
-}
-
-/**
- * Semantic deep equality on JSON-shaped values: key order does not matter and a property whose
- * value is `undefined` equals an absent one (Go's zero-value `omitempty` fields).
- */
-export function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!deepEqual(a[i], b[i])) return false;
-    return true;
-  }
-  if (Array.isArray(b)) return false;
-  const ao = a as Record<string, unknown>;
-  const bo = b as Record<string, unknown>;
-  for (const k of Object.keys(ao)) {
-    if (ao[k] === undefined) continue;
-    if (!deepEqual(ao[k], bo[k])) return false;
-  }
-  for (const k of Object.keys(bo)) {
-    if (bo[k] !== undefined && ao[k] === undefined) return false;
-  }
-  return true;
 }
 
 /** Equality of two string maps (labels, annotations); absent equals empty. */

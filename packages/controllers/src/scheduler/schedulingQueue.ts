@@ -5,9 +5,8 @@
  * failed while a move happened during its cycle to backoff instead of unschedulable.
  */
 import type { Pod, VirtualTime } from '@podsim/api';
-import { seconds } from '@podsim/api';
+import { deepEqual, seconds } from '@podsim/api';
 import { MinHeap } from '@podsim/sim';
-import { deepEqual } from '../objects.js';
 
 export const POD_INITIAL_BACKOFF_US = seconds(1);
 export const POD_MAX_BACKOFF_US = seconds(10);

@@ -7,7 +7,7 @@
  * Objects are never mutated: the cached "in place" update builds a new object.
  */
 import type { Pod } from '@podsim/api';
-import { deepEqual } from '../util.js';
+import { deepEqual } from '@podsim/api';
 
 export type PodOperation = 'ADD' | 'UPDATE' | 'DELETE' | 'REMOVE' | 'RECONCILE';
 

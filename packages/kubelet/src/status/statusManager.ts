@@ -9,7 +9,7 @@
 import type { ApiResult, Pod, PodCondition, PodStatus, Status } from '@podsim/api';
 import type { ApiClient } from '../apiClient.js';
 import type { KubeletEnv } from '../env.js';
-import { deepEqual } from '../util.js';
+import { deepEqual } from '@podsim/api';
 
 export interface VersionedPodStatus {
   readonly status: PodStatus;

@@ -1,6 +1,9 @@
 /**
- * Small pure helpers: `apiequality.Semantic.DeepEqual` for JSON-shaped values (an absent key and
- * an `undefined` value are equal, as Go's zero values would be).
+ * `equality.Semantic.DeepEqual` (apimachinery v0.22.8 `pkg/api/equality/semantic.go`) for the
+ * JSON-shaped values objects travel as: structural, key order ignored, and a property whose
+ * value is `undefined` equals an absent one (as Go's zero-value `omitempty` fields would). Used by
+ * the kubelet (pod config merge, status manager) and the controllers (scheduling queue, status
+ * updates). Allocation-free: it runs on every status sync.
  */
 
 /** Structural equality of JSON-like values; `undefined` properties count as absent. */
