@@ -34,6 +34,7 @@ import type {
   Status,
 } from '@podsim/api';
 import { DEFAULT_EPOCH_UNIX_SECONDS, Clock as ClockClass } from '@podsim/api';
+import { decodeDeleteOptions, decodeTyped } from './decode.js';
 import { admitPodCreate, setDefaultsDeployment, setDefaultsPod, setDefaultsReplicaSet } from './defaults.js';
 import {
   isStatus,
@@ -287,13 +288,28 @@ export class ApiServer {
 
   // ---- create -----------------------------------------------------------------------------------
 
-  /** The decoded request body: a private copy with defaults applied (what the decoder does). */
-  private decode(e: ResourceEntry, obj: unknown): KubeObject | Status {
+  /**
+   * The decoded request body: a private copy, type-checked against the kind's Go struct
+   * (`decode.ts`: 400, or 422 on field `patch` for a patched object), with defaults applied
+   * (what the decoder does).
+   */
+  private decode(e: ResourceEntry, obj: unknown, mode: 'body' | 'patch' = 'body', name?: string): KubeObject | Status {
     if (!isPlainObject(obj)) return newBadRequest('the body of the request was in an unknown format - accepted media types include: application/json, application/yaml');
     const o = deepClone(obj) as unknown as KubeObject;
+    const { kind, apiVersion, resource } = e.store.opts;
+    const bad = decodeTyped(o as unknown as Record<string, unknown>, kind, apiVersion.split('/').pop()!, mode, { group: resource.group, kind }, name);
+    if (bad) return bad;
     if (!isPlainObject(o.metadata)) o.metadata = {};
     e.defaults?.(o);
     return o;
+  }
+
+  /** A private, type-checked copy of a subresource body (`Binding`, `Scale`). */
+  private decodeSub(obj: unknown, kind: 'Binding' | 'Scale', mode: 'body' | 'patch' = 'body', name?: string): KubeObject | Status {
+    if (!isPlainObject(obj)) return newBadRequest('the body of the request was in an unknown format - accepted media types include: application/json, application/yaml');
+    const o = deepClone(obj) as unknown as KubeObject;
+    const gk = { group: kind === 'Scale' ? 'autoscaling' : '', kind };
+    return decodeTyped(o as unknown as Record<string, unknown>, kind, 'v1', mode, gk, name) ?? o;
   }
 
   /** NamespaceLifecycle admission: create only into an existing, non-terminating namespace. */
@@ -323,7 +339,9 @@ export class ApiServer {
     const rctx = this.scoped(rctx0, e, req.namespace);
     if (req.subresource === 'binding') {
       if (req.resource !== 'pods' || !req.name) return fail(notFoundResource());
-      const st = createBinding(e.store as unknown as Store<Pod>, rctx, req.name, req.object, req.dryRun);
+      const binding = this.decodeSub(req.object, 'Binding');
+      if (isStatus(binding)) return fail(binding);
+      const st = createBinding(e.store as unknown as Store<Pod>, rctx, req.name, binding, req.dryRun);
       return result(st.code, st);
     }
     if (req.subresource) return fail(newMethodNotSupported({ group: '', resource: `${req.resource}/${req.subresource}` }, 'create'));
@@ -361,8 +379,9 @@ export class ApiServer {
     if (!e) return fail(notFoundResource());
     const rctx = this.scoped(rctx0, e, req.namespace);
     if (req.subresource === 'scale' && e.scalable) {
-      const body = req.object;
-      const s = updateScale(e.store as unknown as Store<Deployment | ReplicaSet>, rctx, req.name, () => deepClone(body), req.dryRun);
+      const body = this.decodeSub(req.object, 'Scale');
+      if (isStatus(body)) return fail(body);
+      const s = updateScale(e.store as unknown as Store<Deployment | ReplicaSet>, rctx, req.name, () => body, req.dryRun);
       return isStatus(s) ? fail(s) : result(200, s);
     }
     const store = this.storeFor(e, req.subresource);
@@ -389,7 +408,10 @@ export class ApiServer {
         e.store as unknown as Store<Deployment | ReplicaSet>,
         rctx,
         req.name,
-        (oldScale) => this.applyPatchTo(kind, oldScale, req.patch, req.name, rctx) as KubeObject | Status,
+        (oldScale) => {
+          const patched = this.applyPatchTo(kind, oldScale, req.patch, req.name, rctx);
+          return isStatus(patched) ? patched : this.decodeSub(patched, 'Scale', 'patch', req.name);
+        },
         req.dryRun,
       );
       return isStatus(s) ? fail(s) : result(200, s as Scale);
@@ -420,9 +442,7 @@ export class ApiServer {
           // patcher.applyPatch: make sure we actually have a persisted currentObject.
           if (!existing.metadata.uid) return newNotFound(e.store.opts.resource, req.name);
           const patched = this.applyPatchTo(kind, existing, req.patch, req.name, rctx);
-          if (isStatus(patched)) return patched;
-          const obj = this.decode(e, patched);
-          return obj;
+          return isStatus(patched) ? patched : this.decode(e, patched, 'patch', req.name);
         },
       },
       req.dryRun,
@@ -456,8 +476,10 @@ export class ApiServer {
     const e = this.entry(req.resource);
     if (!e) return fail(notFoundResource());
     const rctx = this.scoped(rctx0, e, req.namespace);
-    // The HTTP handler always passes options: the body's, or `{}`.
-    const options: DeleteOptions = req.options ?? {};
+    // The HTTP handler always passes options: the body's, or `{}` (a private copy: BeforeDelete writes it).
+    const options: DeleteOptions = isPlainObject(req.options) ? deepClone(req.options) : {};
+    const bad = decodeDeleteOptions(options);
+    if (bad) return fail(bad);
     const res = e.store.delete(rctx, req.name, options);
     if (isStatus(res)) return fail(res);
     // 202 only when the object was not deleted immediately and the client explicitly set the

@@ -14,6 +14,7 @@ import {
   newInternalError,
   newInvalid,
 } from '../errors.js';
+import { maxGracePeriodSeconds } from '../decode.js';
 import { validateObjectMeta, validateObjectMetaUpdate, validatePathSegmentName } from '../validation.js';
 import { type RESTStrategy, type RequestContext, generateName } from './strategy.js';
 
@@ -194,6 +195,17 @@ export function beforeDelete<T extends KubeObject>(
   // `CheckGracefulDelete` will be implemented by specific strategy
   if (!strategy.checkGracefulDelete(obj, options)) return { graceful: false, gracefulPending: false };
   if (options.gracePeriodSeconds === undefined) return newInternalError('options.GracePeriodSeconds should not be nil');
+  // podsim only (decode.ts): a deletionTimestamp beyond the virtual clock's range cannot be written.
+  const maxGrace = maxGracePeriodSeconds(rctx.now);
+  if (options.gracePeriodSeconds > maxGrace) {
+    return newInvalid(strategy.groupKind, meta.name ?? '', [
+      field.invalid(
+        'gracePeriodSeconds',
+        options.gracePeriodSeconds,
+        `podsim's virtual clock cannot hold a deletionTimestamp that far ahead: at most ${maxGrace} seconds from now (about ${Math.floor(maxGrace / 31_557_600)} years)`,
+      ),
+    ]);
+  }
   meta.deletionTimestamp = rctx.clock.format(rctx.now + options.gracePeriodSeconds * US_PER_SECOND);
   meta.deletionGracePeriodSeconds = options.gracePeriodSeconds;
   // If it's the first graceful deletion we are going to set the DeletionTimestamp to non-nil.

@@ -1,0 +1,433 @@
+/**
+ * Typed decoding of request bodies: the check Go's JSON decoder makes when kube-apiserver v1.22
+ * unmarshals a body into the typed structs of k8s.io/api v0.22.8 (core/v1 Pod, Node, Namespace,
+ * Event, Binding; apps/v1 ReplicaSet, Deployment; autoscaling/v1 Scale; meta/v1 ObjectMeta,
+ * DeleteOptions) — `runtime.Decode` for creates and updates, `DefaultUnstructuredConverter.
+ * FromUnstructured` / `DecodeInto` after a patch (apiserver `pkg/endpoints/handlers/patch.go`).
+ * A value of the wrong JSON type (a string where the list of containers belongs, 1.5 for an
+ * int64, 3e9 for an int32) is an error naming the field, found before defaulting, validation
+ * or any controller reads the object. As Go does, a `null` element of a list or map becomes its
+ * element type's zero value (`[null]` → one empty Container); `null` fields and unknown fields
+ * pass through untouched.
+ */
+import type { DeleteOptions, Status } from '@podsim/api';
+import { US_PER_SECOND } from '@podsim/api';
+import { field, newBadRequest, newInvalid, type GroupKind } from './errors.js';
+
+// ---- shapes ---------------------------------------------------------------------------------------
+
+/** A Go type as JSON sees it. `any` fields are not checked (podsim does not read them). */
+type Scalar = 'string' | 'bool' | 'int32' | 'int64' | 'intOrString' | 'quantity' | 'time' | 'any';
+interface Struct {
+  readonly struct: string;
+  readonly fields: Readonly<Record<string, Shape>>;
+}
+interface List {
+  readonly list: Shape;
+}
+interface MapOf {
+  readonly map: Shape;
+}
+type Shape = Scalar | Struct | List | MapOf;
+
+const struct = (name: string, fields: Record<string, Shape>): Struct => ({ struct: name, fields });
+const list = (s: Shape): List => ({ list: s });
+const mapOf = (s: Shape): MapOf => ({ map: s });
+
+const ownerReference = struct('v1.OwnerReference', {
+  apiVersion: 'string',
+  kind: 'string',
+  name: 'string',
+  uid: 'string',
+  controller: 'bool',
+  blockOwnerDeletion: 'bool',
+});
+
+const objectMeta = struct('v1.ObjectMeta', {
+  name: 'string',
+  generateName: 'string',
+  namespace: 'string',
+  selfLink: 'string',
+  uid: 'string',
+  resourceVersion: 'string',
+  generation: 'int64',
+  creationTimestamp: 'time',
+  deletionTimestamp: 'time',
+  deletionGracePeriodSeconds: 'int64',
+  labels: mapOf('string'),
+  annotations: mapOf('string'),
+  ownerReferences: list(ownerReference),
+  finalizers: list('string'),
+  clusterName: 'string',
+  managedFields: list('any'),
+});
+
+const objectReference = struct('v1.ObjectReference', {
+  kind: 'string',
+  namespace: 'string',
+  name: 'string',
+  uid: 'string',
+  apiVersion: 'string',
+  resourceVersion: 'string',
+  fieldPath: 'string',
+});
+
+const handlerFields: Record<string, Shape> = {
+  exec: struct('v1.ExecAction', { command: list('string') }),
+  httpGet: struct('v1.HTTPGetAction', {
+    path: 'string',
+    port: 'intOrString',
+    host: 'string',
+    scheme: 'string',
+    httpHeaders: list(struct('v1.HTTPHeader', { name: 'string', value: 'string' })),
+  }),
+  tcpSocket: struct('v1.TCPSocketAction', { port: 'intOrString', host: 'string' }),
+};
+const handler = struct('v1.Handler', handlerFields);
+const probe = struct('v1.Probe', {
+  ...handlerFields,
+  initialDelaySeconds: 'int32',
+  timeoutSeconds: 'int32',
+  periodSeconds: 'int32',
+  successThreshold: 'int32',
+  failureThreshold: 'int32',
+  terminationGracePeriodSeconds: 'int64',
+});
+
+const container = struct('v1.Container', {
+  name: 'string',
+  image: 'string',
+  command: list('string'),
+  args: list('string'),
+  workingDir: 'string',
+  ports: list(struct('v1.ContainerPort', { name: 'string', hostPort: 'int32', containerPort: 'int32', protocol: 'string', hostIP: 'string' })),
+  env: list(struct('v1.EnvVar', { name: 'string', value: 'string', valueFrom: 'any' })),
+  resources: struct('v1.ResourceRequirements', { limits: mapOf('quantity'), requests: mapOf('quantity') }),
+  volumeMounts: list(
+    struct('v1.VolumeMount', { name: 'string', readOnly: 'bool', mountPath: 'string', subPath: 'string', mountPropagation: 'string', subPathExpr: 'string' }),
+  ),
+  livenessProbe: probe,
+  readinessProbe: probe,
+  startupProbe: probe,
+  lifecycle: struct('v1.Lifecycle', { postStart: handler, preStop: handler }),
+  terminationMessagePath: 'string',
+  terminationMessagePolicy: 'string',
+  imagePullPolicy: 'string',
+  stdin: 'bool',
+  stdinOnce: 'bool',
+  tty: 'bool',
+});
+
+const podSpec = struct('v1.PodSpec', {
+  volumes: list(
+    struct('v1.Volume', {
+      name: 'string',
+      emptyDir: struct('v1.EmptyDirVolumeSource', { medium: 'string', sizeLimit: 'quantity' }),
+      hostPath: struct('v1.HostPathVolumeSource', { path: 'string', type: 'string' }),
+      persistentVolumeClaim: struct('v1.PersistentVolumeClaimVolumeSource', { claimName: 'string', readOnly: 'bool' }),
+    }),
+  ),
+  initContainers: list(container),
+  containers: list(container),
+  restartPolicy: 'string',
+  terminationGracePeriodSeconds: 'int64',
+  activeDeadlineSeconds: 'int64',
+  dnsPolicy: 'string',
+  nodeSelector: mapOf('string'),
+  serviceAccountName: 'string',
+  serviceAccount: 'string',
+  automountServiceAccountToken: 'bool',
+  nodeName: 'string',
+  hostNetwork: 'bool',
+  hostPID: 'bool',
+  hostIPC: 'bool',
+  hostname: 'string',
+  subdomain: 'string',
+  schedulerName: 'string',
+  tolerations: list(struct('v1.Toleration', { key: 'string', operator: 'string', value: 'string', effect: 'string', tolerationSeconds: 'int64' })),
+  priorityClassName: 'string',
+  priority: 'int32',
+  readinessGates: list(struct('v1.PodReadinessGate', { conditionType: 'string' })),
+  runtimeClassName: 'string',
+  enableServiceLinks: 'bool',
+  preemptionPolicy: 'string',
+  overhead: mapOf('quantity'),
+});
+
+const containerState = struct('v1.ContainerState', {
+  waiting: struct('v1.ContainerStateWaiting', { reason: 'string', message: 'string' }),
+  running: struct('v1.ContainerStateRunning', { startedAt: 'time' }),
+  terminated: struct('v1.ContainerStateTerminated', {
+    exitCode: 'int32',
+    signal: 'int32',
+    reason: 'string',
+    message: 'string',
+    startedAt: 'time',
+    finishedAt: 'time',
+    containerID: 'string',
+  }),
+});
+const containerStatus = struct('v1.ContainerStatus', {
+  name: 'string',
+  state: containerState,
+  lastState: containerState,
+  ready: 'bool',
+  restartCount: 'int32',
+  image: 'string',
+  imageID: 'string',
+  containerID: 'string',
+  started: 'bool',
+});
+
+const podStatus = struct('v1.PodStatus', {
+  phase: 'string',
+  conditions: list(
+    struct('v1.PodCondition', { type: 'string', status: 'string', lastProbeTime: 'time', lastTransitionTime: 'time', reason: 'string', message: 'string' }),
+  ),
+  message: 'string',
+  reason: 'string',
+  nominatedNodeName: 'string',
+  hostIP: 'string',
+  podIP: 'string',
+  podIPs: list(struct('v1.PodIP', { ip: 'string' })),
+  startTime: 'time',
+  initContainerStatuses: list(containerStatus),
+  containerStatuses: list(containerStatus),
+  qosClass: 'string',
+});
+
+const labelSelector = struct('v1.LabelSelector', {
+  matchLabels: mapOf('string'),
+  matchExpressions: list(struct('v1.LabelSelectorRequirement', { key: 'string', operator: 'string', values: list('string') })),
+});
+const podTemplateSpec = struct('v1.PodTemplateSpec', { metadata: objectMeta, spec: podSpec });
+const workloadCondition = (name: string) =>
+  struct(name, { type: 'string', status: 'string', lastUpdateTime: 'time', lastTransitionTime: 'time', reason: 'string', message: 'string' });
+
+const top = (name: string, fields: Record<string, Shape>): Struct => struct(name, { apiVersion: 'string', kind: 'string', metadata: objectMeta, ...fields });
+
+/** The typed shape of each kind podsim serves (plus the bodies of subresources). */
+const KINDS: Readonly<Record<string, Struct>> = {
+  Pod: top('v1.Pod', { spec: podSpec, status: podStatus }),
+  Node: top('v1.Node', {
+    spec: struct('v1.NodeSpec', {
+      podCIDR: 'string',
+      podCIDRs: list('string'),
+      providerID: 'string',
+      unschedulable: 'bool',
+      taints: list(struct('v1.Taint', { key: 'string', value: 'string', effect: 'string', timeAdded: 'time' })),
+    }),
+    status: struct('v1.NodeStatus', {
+      capacity: mapOf('quantity'),
+      allocatable: mapOf('quantity'),
+      phase: 'string',
+      conditions: list(
+        struct('v1.NodeCondition', { type: 'string', status: 'string', lastHeartbeatTime: 'time', lastTransitionTime: 'time', reason: 'string', message: 'string' }),
+      ),
+      addresses: list(struct('v1.NodeAddress', { type: 'string', address: 'string' })),
+    }),
+  }),
+  Namespace: top('v1.Namespace', {
+    spec: struct('v1.NamespaceSpec', { finalizers: list('string') }),
+    status: struct('v1.NamespaceStatus', { phase: 'string' }),
+  }),
+  Event: top('v1.Event', {
+    involvedObject: objectReference,
+    reason: 'string',
+    message: 'string',
+    source: struct('v1.EventSource', { component: 'string', host: 'string' }),
+    firstTimestamp: 'time',
+    lastTimestamp: 'time',
+    count: 'int32',
+    type: 'string',
+    eventTime: 'time',
+    series: struct('v1.EventSeries', { count: 'int32', lastObservedTime: 'time' }),
+    action: 'string',
+    related: objectReference,
+    reportingComponent: 'string',
+    reportingInstance: 'string',
+  }),
+  ReplicaSet: top('v1.ReplicaSet', {
+    spec: struct('v1.ReplicaSetSpec', { replicas: 'int32', minReadySeconds: 'int32', selector: labelSelector, template: podTemplateSpec }),
+    status: struct('v1.ReplicaSetStatus', {
+      replicas: 'int32',
+      fullyLabeledReplicas: 'int32',
+      readyReplicas: 'int32',
+      availableReplicas: 'int32',
+      observedGeneration: 'int64',
+      conditions: list(workloadCondition('v1.ReplicaSetCondition')),
+    }),
+  }),
+  Deployment: top('v1.Deployment', {
+    spec: struct('v1.DeploymentSpec', {
+      replicas: 'int32',
+      selector: labelSelector,
+      template: podTemplateSpec,
+      strategy: struct('v1.DeploymentStrategy', {
+        type: 'string',
+        rollingUpdate: struct('v1.RollingUpdateDeployment', { maxUnavailable: 'intOrString', maxSurge: 'intOrString' }),
+      }),
+      minReadySeconds: 'int32',
+      revisionHistoryLimit: 'int32',
+      paused: 'bool',
+      progressDeadlineSeconds: 'int32',
+    }),
+    status: struct('v1.DeploymentStatus', {
+      observedGeneration: 'int64',
+      replicas: 'int32',
+      updatedReplicas: 'int32',
+      readyReplicas: 'int32',
+      availableReplicas: 'int32',
+      unavailableReplicas: 'int32',
+      conditions: list(workloadCondition('v1.DeploymentCondition')),
+      collisionCount: 'int32',
+    }),
+  }),
+  Scale: top('v1.Scale', { spec: struct('v1.ScaleSpec', { replicas: 'int32' }), status: struct('v1.ScaleStatus', { replicas: 'int32', selector: 'string' }) }),
+  Binding: top('v1.Binding', { target: objectReference }),
+};
+
+const deleteOptionsShape = struct('v1.DeleteOptions', {
+  apiVersion: 'string',
+  kind: 'string',
+  gracePeriodSeconds: 'int64',
+  preconditions: struct('v1.Preconditions', { uid: 'string', resourceVersion: 'string' }),
+  orphanDependents: 'bool',
+  propagationPolicy: 'string',
+  dryRun: list('string'),
+});
+
+// ---- checking -------------------------------------------------------------------------------------
+
+const INT32_MAX = 2 ** 31 - 1;
+const INT64_MAX = 2 ** 63;
+
+function typeName(s: Shape): string {
+  if (typeof s === 'string') {
+    switch (s) {
+      case 'intOrString':
+        return 'intstr.IntOrString';
+      case 'quantity':
+        return 'resource.Quantity';
+      case 'time':
+        return 'v1.Time';
+      default:
+        return s;
+    }
+  }
+  if ('struct' in s) return s.struct;
+  if ('list' in s) return `[]${typeName(s.list)}`;
+  return `map[string]${typeName(s.map)}`;
+}
+
+/** How Go's decoder names a JSON value in "cannot unmarshal X into …". */
+function jsonKind(v: unknown): string {
+  if (Array.isArray(v)) return 'array';
+  if (typeof v === 'number') return `number ${Number.isFinite(v) ? String(v) : v > 0 ? '1e+400' : '-1e+400'}`;
+  if (typeof v === 'boolean') return 'bool';
+  return typeof v === 'object' ? 'object' : typeof v;
+}
+
+function isInt(v: unknown, max: number): boolean {
+  return typeof v === 'number' && Number.isInteger(v) && v >= -max && v < max;
+}
+
+/** The zero value a `null` list / map element decodes to. */
+function zero(s: Shape): unknown {
+  if (typeof s === 'string') return s === 'string' || s === 'time' ? '' : s === 'bool' ? false : s === 'any' ? null : 0;
+  if ('struct' in s) return {};
+  return null;
+}
+
+/**
+ * Checks `v` against `s`; returns the first mismatch as `[path, message]`. Replaces `null`
+ * elements of lists and maps by their zero value (in place: `v` must be a private copy).
+ */
+function check(v: unknown, s: Shape, path: string): [string, string] | undefined {
+  if (v === null || v === undefined || s === 'any') return undefined;
+  const bad = (): [string, string] => [path, `cannot unmarshal ${jsonKind(v)} into Go struct field ${path} of type ${typeName(s)}`];
+  if (typeof s === 'string') {
+    switch (s) {
+      case 'string':
+      case 'time':
+        return typeof v === 'string' ? undefined : bad();
+      case 'bool':
+        return typeof v === 'boolean' ? undefined : bad();
+      case 'int32':
+        return isInt(v, INT32_MAX + 1) ? undefined : bad();
+      case 'int64':
+        return isInt(v, INT64_MAX) ? undefined : bad();
+      case 'intOrString':
+        return typeof v === 'string' || isInt(v, INT32_MAX + 1) ? undefined : bad();
+      case 'quantity':
+        return typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v)) ? undefined : bad();
+    }
+  }
+  if ('list' in s) {
+    if (!Array.isArray(v)) return bad();
+    for (let i = 0; i < v.length; i++) {
+      if (v[i] === null) v[i] = zero(s.list);
+      const e = check(v[i], s.list, `${path}[${i}]`);
+      if (e) return e;
+    }
+    return undefined;
+  }
+  if (typeof v !== 'object' || Array.isArray(v)) return bad();
+  const o = v as Record<string, unknown>;
+  if ('map' in s) {
+    for (const k in o) {
+      if (o[k] === null) o[k] = zero(s.map);
+      const e = check(o[k], s.map, `${path}[${JSON.stringify(k)}]`);
+      if (e) return e;
+    }
+    return undefined;
+  }
+  for (const k in s.fields) {
+    const x = o[k];
+    if (x === undefined || x === null) continue;
+    const e = check(x, s.fields[k], path === '' ? k : `${path}.${k}`);
+    if (e) return e;
+  }
+  return undefined;
+}
+
+/** Whether {@link decodeTyped} knows `kind`. */
+export function hasTypedShape(kind: string): boolean {
+  return KINDS[kind] !== undefined;
+}
+
+/**
+ * Decodes `obj` (a private copy, fixed up in place) as a `kind` of `gk`'s group. `patch`: the
+ * object is the result of a PATCH (422 Invalid on field `patch`, as patch.go answers when the
+ * patched map does not convert); otherwise the request body itself (400 BadRequest
+ * `Pod in version "v1" cannot be handled as a Pod: …`, as the decoder answers). `name` names
+ * the object in the 422.
+ */
+export function decodeTyped(obj: Record<string, unknown>, kind: string, version: string, mode: 'body' | 'patch', gk: GroupKind, name = ''): Status | undefined {
+  const shape = KINDS[kind];
+  if (!shape) return undefined;
+  const e = check(obj, shape, '');
+  if (!e) return undefined;
+  const message = `json: ${e[1].replace('Go struct field ', `Go struct field ${kind}.`)}`;
+  if (mode === 'body') return newBadRequest(`${kind} in version ${JSON.stringify(version)} cannot be handled as a ${kind}: ${message}`);
+  return newInvalid(gk, name, [field.invalid('patch', e[0], message)]);
+}
+
+/**
+ * Decodes DeleteOptions (a private copy): wrong types are a 400 as the decoder answers
+ * (`gracePeriodSeconds: "x"`, `preconditions: 5`, `dryRun: "All"`).
+ */
+export function decodeDeleteOptions(options: DeleteOptions): Status | undefined {
+  const e = check(options, deleteOptionsShape, '');
+  return e ? newBadRequest(`DeleteOptions in version "v1" cannot be handled as a DeleteOptions: json: ${e[1].replace('Go struct field ', 'Go struct field DeleteOptions.')}`) : undefined;
+}
+
+/**
+ * The longest grace period (seconds) whose deletionTimestamp podsim's virtual clock can hold at
+ * virtual time `nowUs`: virtual time is an integer count of µs below 2^53 (about 285 years).
+ * Upstream has no such bound, but its `time.Second * gracePeriodSeconds` overflows Go's
+ * time.Duration beyond 9223372036 s and the deletionTimestamp wraps into nonsense there.
+ */
+export function maxGracePeriodSeconds(nowUs: number): number {
+  return Math.floor((Number.MAX_SAFE_INTEGER - nowUs) / US_PER_SECOND);
+}
