@@ -5,7 +5,7 @@
  * setting a deletionTimestamp is a deletion, so the replacement comes at once (C14).
  * Not modelled: Events; adoption skips the uncached owner re-GET (`RecheckDeletionTimestamp`).
  */
-import type { ApiResult, Pod, ReplicaSet } from '@podsim/api';
+import type { ApiResult, Pod, ReplicaSet, ReplicaSetStatus } from '@podsim/api';
 import { seconds } from '@podsim/api';
 import type { ApiClient } from '../client.js';
 import { all, call, isNotFound, isOk, objectOf, statusOf, syncErrorOf, type Sync, type SyncError } from '../coroutine.js';
@@ -26,7 +26,7 @@ import { getPodFromTemplate, isPodActive, isPodAvailable, isPodReady } from '../
 import { Workers } from '../workqueue.js';
 import { OwnedActivePods } from './activePods.js';
 import { getPodsToDeleteByNodeCounts } from './podsToDelete.js';
-import { calculateStatus, type ManageReplicasError, type ReplicaSetStatusWithConditions } from './replicaSetUtils.js';
+import { calculateStatus, type ManageReplicasError } from './replicaSetUtils.js';
 
 /** `BurstReplicas`: the most creations or deletions one sync issues. */
 export const BURST_REPLICAS = 500;
@@ -382,8 +382,8 @@ export class ReplicaSetController {
    * `updateReplicaSetStatus`: skips the write when nothing changed, else PUTs the status
    * subresource with `observedGeneration = generation`; after a failure GETs the RS and retries once.
    */
-  private *updateReplicaSetStatus(rs: ReplicaSet, newStatus: ReplicaSetStatusWithConditions): Sync<{ rs: ReplicaSet } | { error: SyncError }> {
-    const old = (rs.status ?? { replicas: 0 }) as ReplicaSetStatusWithConditions;
+  private *updateReplicaSetStatus(rs: ReplicaSet, newStatus: ReplicaSetStatus): Sync<{ rs: ReplicaSet } | { error: SyncError }> {
+    const old = (rs.status ?? { replicas: 0 }) as ReplicaSetStatus;
     const generation = rs.metadata.generation ?? 0;
     if (
       (old.replicas ?? 0) === newStatus.replicas &&
@@ -395,7 +395,7 @@ export class ReplicaSetController {
     ) {
       return { rs };
     }
-    const status: ReplicaSetStatusWithConditions = { ...newStatus, observedGeneration: generation };
+    const status: ReplicaSetStatus = { ...newStatus, observedGeneration: generation };
     let cur = rs;
     for (let i = 0; ; i++) {
       const res: ApiResult = yield* call({

@@ -3,19 +3,7 @@
  * (`pkg/controller/replicaset/replica_set_utils.go`). `status.replicas` counts only active pods
  * (spec §12, invariant 13): a Terminating pod is never counted.
  */
-import type { ReplicaSet, ReplicaSetStatus } from '@podsim/api';
-
-/** `apps.ReplicaSetCondition` (not in the shared api types, which omit conditions). */
-export interface ReplicaSetCondition {
-  type: string;
-  status: 'True' | 'False' | 'Unknown';
-  lastTransitionTime?: string;
-  reason?: string;
-  message?: string;
-}
-
-/** ReplicaSetStatus with its conditions. */
-export type ReplicaSetStatusWithConditions = ReplicaSetStatus & { conditions?: ReplicaSetCondition[] };
+import type { ReplicaSet, ReplicaSetCondition, ReplicaSetStatus } from '@podsim/api';
 
 /** `apps.ReplicaSetReplicaFailure`. */
 export const REPLICA_FAILURE = 'ReplicaFailure';
@@ -34,7 +22,7 @@ export interface ManageReplicasError {
   readonly message: string;
 }
 
-export function getCondition(status: ReplicaSetStatusWithConditions | undefined, type: string): ReplicaSetCondition | undefined {
+export function getCondition(status: ReplicaSetStatus | undefined, type: string): ReplicaSetCondition | undefined {
   return status?.conditions?.find((c) => c.type === type);
 }
 
@@ -48,8 +36,8 @@ export function calculateStatus(
   counts: ActivePodCounts,
   manageReplicasErr: ManageReplicasError | undefined,
   now: string,
-): ReplicaSetStatusWithConditions {
-  const old = (rs.status ?? { replicas: 0 }) as ReplicaSetStatusWithConditions;
+): ReplicaSetStatus {
+  const old = (rs.status ?? { replicas: 0 }) as ReplicaSetStatus;
   let conditions = old.conditions;
   const failure = getCondition(old, REPLICA_FAILURE);
   if (manageReplicasErr && !failure) {
@@ -60,7 +48,7 @@ export function calculateStatus(
   } else if (!manageReplicasErr && failure) {
     conditions = (conditions ?? []).filter((c) => c.type !== REPLICA_FAILURE);
   }
-  const status: ReplicaSetStatusWithConditions = {
+  const status: ReplicaSetStatus = {
     replicas: counts.replicas,
     fullyLabeledReplicas: counts.fullyLabeledReplicas,
     readyReplicas: counts.readyReplicas,
