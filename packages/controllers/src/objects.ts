@@ -43,6 +43,19 @@ export function newControllerRef(owner: KubeObject, apiVersion: string, kind: st
   };
 }
 
+/**
+ * Older first by `creationTimestamp`, the name breaking ties: the Deployment controller's
+ * `ReplicaSetsByCreationTimestamp` and pod GC's `byCreationTimestamp` (a sort comparator).
+ */
+export function byCreationTimestamp(a: KubeObject, b: KubeObject): number {
+  const ta = a.metadata.creationTimestamp ?? '';
+  const tb = b.metadata.creationTimestamp ?? '';
+  if (ta !== tb) return ta < tb ? -1 : 1;
+  const na = a.metadata.name ?? '';
+  const nb = b.metadata.name ?? '';
+  return na < nb ? -1 : na > nb ? 1 : 0;
+}
+
 /** Deep copy of plain data (objects travel as JSON-shaped values). */
 export function deepCopy<T>(v: T): T {
   return structuredClone(v);

@@ -10,7 +10,7 @@ import type { Deployment, DeploymentCondition, DeploymentStatus, PodTemplateSpec
 import type { Clock } from '@podsim/api';
 import { KUBE_NAME_ALPHABET, US_PER_SECOND } from '@podsim/api';
 import { getScaledValueFromIntOrPercent } from '../intstr.js';
-import { canonicalJson, deepCopy } from '../objects.js';
+import { byCreationTimestamp, canonicalJson, deepCopy } from '../objects.js';
 
 export const REVISION_ANNOTATION = 'deployment.kubernetes.io/revision';
 export const REVISION_HISTORY_ANNOTATION = 'deployment.kubernetes.io/revision-history';
@@ -102,16 +102,6 @@ export function maxSurge(d: Deployment): number {
   if (!isRollingUpdate(d)) return 0;
   const ru = d.spec.strategy?.rollingUpdate;
   return resolveFenceposts(ru?.maxSurge, ru?.maxUnavailable, dReplicas(d))[0];
-}
-
-/** `ReplicaSetsByCreationTimestamp`: older first, name breaks ties. */
-export function byCreationTimestamp(a: ReplicaSet, b: ReplicaSet): number {
-  const ta = a.metadata.creationTimestamp ?? '';
-  const tb = b.metadata.creationTimestamp ?? '';
-  if (ta !== tb) return ta < tb ? -1 : 1;
-  const na = a.metadata.name ?? '';
-  const nb = b.metadata.name ?? '';
-  return na < nb ? -1 : na > nb ? 1 : 0;
 }
 
 /** `ReplicaSetsBySizeOlder`: larger first; equal size → older first. */

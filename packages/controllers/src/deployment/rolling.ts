@@ -9,8 +9,8 @@
 import type { Deployment, ReplicaSet } from '@podsim/api';
 import type { Sync, SyncError } from '../coroutine.js';
 import type { DeploymentController } from './deploymentController.js';
+import { byCreationTimestamp } from '../objects.js';
 import {
-  byCreationTimestamp,
   deploymentComplete,
   dReplicas,
   filterActiveReplicaSets,

@@ -11,7 +11,7 @@ import type { ApiClient } from '../client.js';
 import { all, call, isNotFound, runSync, type Sync } from '../coroutine.js';
 import type { ControllerEnv } from '../env.js';
 import type { Informer } from '../informer.js';
-import { objectKey } from '../objects.js';
+import { byCreationTimestamp, objectKey } from '../objects.js';
 import { isPodTerminated } from '../podutil.js';
 
 /** `gcCheckPeriod`. */
@@ -94,14 +94,7 @@ export class PodGCController {
     const deleteCount = keys.size - this.terminatedPodThreshold;
     if (deleteCount <= 0) return;
     const terminated = [...keys].map((k) => this.pods.get(k)!);
-    terminated.sort((a, b) => {
-      const ta = a.metadata.creationTimestamp ?? '';
-      const tb = b.metadata.creationTimestamp ?? '';
-      if (ta !== tb) return ta < tb ? -1 : 1;
-      const na = a.metadata.name ?? '';
-      const nb = b.metadata.name ?? '';
-      return na < nb ? -1 : na > nb ? 1 : 0;
-    });
+    terminated.sort(byCreationTimestamp);
     const victims = terminated.slice(0, deleteCount);
     const results = yield* all(victims.map((p) => forceDelete(p)));
     results.forEach((res, i) => this.traceDelete(victims[i], 'terminated', res.code));
