@@ -59,7 +59,7 @@ import { scaleFrom, updateScale } from './registry/scale.js';
 import { Store, type StoreOptions } from './registry/store.js';
 import type { RESTStrategy, RequestContext } from './registry/strategy.js';
 import { checkFieldLabels, parseFieldSelector, type ParsedFieldSelector } from './selectors/fields.js';
-import { type ParsedLabelSelector, parseLabelSelector } from './selectors/labels.js';
+import { type ParsedLabelSelector, parseLabelSelector } from '@podsim/api';
 import type { StorageEvent } from './storage/interfaces.js';
 import { DEFAULT_HISTORY_SIZE, MemoryStorage, keyPrefix } from './storage/memoryStorage.js';
 import { Cacher, type WatchDelivery, type Watcher } from './watch/cacher.js';

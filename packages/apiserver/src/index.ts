@@ -10,7 +10,6 @@ export * from './printers.js';
 export * from './patch.js';
 export * from './defaults.js';
 export * from './validation.js';
-export * from './selectors/labels.js';
 export * from './selectors/fields.js';
 export * from './storage/interfaces.js';
 export * from './storage/memoryStorage.js';

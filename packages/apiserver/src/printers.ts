@@ -24,7 +24,7 @@ import type {
   VirtualTime,
 } from '@podsim/api';
 import { humanDuration } from './duration.js';
-import { formatLabelSelector, labelSelectorAsSelector, labelSelectorString } from './selectors/labels.js';
+import { formatLabelSelector, labelSelectorAsSelector, labelSelectorString } from '@podsim/api';
 
 // Descriptions are the upstream SwaggerDoc() strings the printers reference (k8s.io/api and
 // apimachinery `types_swagger_doc_generated.go`, read at v1.23.13).

@@ -24,7 +24,7 @@ import type {
 import { FINALIZER_DELETE_DEPENDENTS, FINALIZER_ORPHAN_DEPENDENTS } from '@podsim/api';
 import { type FieldError, field, quote } from './errors.js';
 import { semanticEqual } from './objects.js';
-import { labelSelectorAsSelector, labelsMatch, validateLabelKey, validateLabelValue } from './selectors/labels.js';
+import { labelSelectorAsSelector, labelsMatch, validateLabelKey, validateLabelValue } from '@podsim/api';
 
 // ---- names (k8s.io/apimachinery/pkg/util/validation) -----------------------------------------
 

@@ -10,7 +10,6 @@ export * from './informer.js';
 export * from './reflector.js';
 export * from './workqueue.js';
 export * from './expectations.js';
-export * from './labels.js';
 export * from './objects.js';
 export * from './podutil.js';
 export * from './intstr.js';

@@ -10,7 +10,6 @@ import { call, runSync, type Sync } from '../src/coroutine.js';
 import { EXPECTATIONS_TIMEOUT_US, UIDTrackingControllerExpectations } from '../src/expectations.js';
 import { CONTROLLER_UID_INDEX, controllerUidIndexFunc, Informer } from '../src/informer.js';
 import { getScaledValueFromIntOrPercent } from '../src/intstr.js';
-import { labelSelectorAsSelector } from '../src/labels.js';
 import { RATE_LIMIT_BASE_US, WorkQueue, Workers } from '../src/workqueue.js';
 import { FakeApi, FakeEnv } from './helpers/fakeEnv.js';
 
@@ -157,19 +156,6 @@ test('informer: indexes follow updates, replace deletes what the list lacks, han
   t.is(inf.size, 1);
   t.is(inf.resourceVersion, '20');
   t.false(inf.applyEvent({ type: 'ERROR', object: { metadata: {} } }), 'ERROR asks for a relist');
-});
-
-test('label selectors: nil matches nothing, empty everything, expressions AND', (t) => {
-  const none = labelSelectorAsSelector(undefined);
-  const all = labelSelectorAsSelector({});
-  const sel = labelSelectorAsSelector({ matchLabels: { app: 'web' }, matchExpressions: [{ key: 'tier', operator: 'In', values: ['a', 'b'] }, { key: 'canary', operator: 'DoesNotExist' }] });
-  if (typeof none === 'string' || typeof all === 'string' || typeof sel === 'string') return t.fail();
-  t.false(none.matches({ app: 'web' }));
-  t.true(all.matches(undefined));
-  t.true(sel.matches({ app: 'web', tier: 'a' }));
-  t.false(sel.matches({ app: 'web', tier: 'c' }));
-  t.false(sel.matches({ app: 'web', tier: 'a', canary: '1' }));
-  t.is(typeof labelSelectorAsSelector({ matchExpressions: [{ key: 'x', operator: 'In', values: [] }] }), 'string');
 });
 
 test('IntOrString: percentages round up (surge) or down (unavailable)', (t) => {

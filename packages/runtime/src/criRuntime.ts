@@ -19,6 +19,7 @@ import {
   type cri,
   NEVER,
   appliesToAttempt,
+  labelSetMatches,
   parseBehaviorAnnotations,
   resolveContainerBehavior,
   sampleUs,
@@ -228,12 +229,6 @@ function indexDelete<V>(index: Map<string, Set<V>>, key: string | undefined, ite
   if (key === undefined) return;
   const set = index.get(key);
   if (set?.delete(item) && set.size === 0) index.delete(key);
-}
-
-function labelsMatch(labels: Readonly<Record<string, string>>, selector: Readonly<Record<string, string>> | undefined): boolean {
-  if (!selector) return true;
-  for (const k in selector) if (labels[k] !== selector[k]) return false;
-  return true;
 }
 
 /**
@@ -446,7 +441,7 @@ export class CriRuntime<T> {
     for (const s of uid !== undefined ? (this.sandboxesByPod.get(uid) ?? []) : this.sandboxes.values()) {
       if (f?.id !== undefined && f.id !== s.id) continue;
       if (f?.state !== undefined && f.state !== s.state) continue;
-      if (!labelsMatch(s.config.labels, f?.labelSelector)) continue;
+      if (!labelSetMatches(f?.labelSelector, s.config.labels)) continue;
       items.push(this.sandboxView(s));
     }
     this.finish(p, { type: 'ListPodSandboxResult', items });
@@ -588,7 +583,7 @@ export class CriRuntime<T> {
       if (f?.id !== undefined && f.id !== c.id) continue;
       if (f?.state !== undefined && f.state !== c.state) continue;
       if (f?.podSandboxId !== undefined && f.podSandboxId !== c.sandbox.id) continue;
-      if (!labelsMatch(c.config.labels, f?.labelSelector)) continue;
+      if (!labelSetMatches(f?.labelSelector, c.config.labels)) continue;
       containers.push(this.containerView(c));
     }
     this.finish(p, { type: 'ListContainersResult', containers });

@@ -7,7 +7,7 @@
 import type { Deployment, KubeObject, ReplicaSet, Scale, Status } from '@podsim/api';
 import { field, isStatus, newBadRequest, newInvalid, newNotFound } from '../errors.js';
 import { deepClone } from '../objects.js';
-import { labelSelectorAsSelector, labelSelectorString } from '../selectors/labels.js';
+import { labelSelectorAsSelector, labelSelectorString } from '@podsim/api';
 import type { Store, UpdatedObjectInfo } from './store.js';
 import type { RequestContext } from './strategy.js';
 

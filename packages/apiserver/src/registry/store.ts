@@ -26,7 +26,7 @@ import {
 } from '../errors.js';
 import { canonicalizeMeta, deepClone } from '../objects.js';
 import { type ParsedFieldSelector, fieldsMatch, selectableFields } from '../selectors/fields.js';
-import { type ParsedLabelSelector, labelsMatch } from '../selectors/labels.js';
+import { type ParsedLabelSelector, labelsMatch } from '@podsim/api';
 import {
   ErrCodeInvalidObj,
   ErrCodeKeyExists,

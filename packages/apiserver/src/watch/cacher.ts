@@ -14,7 +14,7 @@ import type { ActorId, ApiWatchEvent, Clock, IncludeObjectPolicy, KubeObject, St
 import { withMeta } from '../objects.js';
 import { toTable } from '../printers.js';
 import { type ParsedFieldSelector, equalityValue, fieldsMatch, selectableFields } from '../selectors/fields.js';
-import { type ParsedLabelSelector, labelsMatch } from '../selectors/labels.js';
+import { type ParsedLabelSelector, labelsMatch } from '@podsim/api';
 import type { StorageEvent } from '../storage/interfaces.js';
 
 /** One registered watch (`cacheWatcher`). */

@@ -6,11 +6,11 @@
  * `deletePod` reads the cache where upstream LISTs ReplicaSets from the apiserver.
  */
 import type { Deployment, Pod, ReplicaSet } from '@podsim/api';
+import { labelSelectorAsSelector, labelsMatch, selectorEmpty } from '@podsim/api';
 import type { ApiClient } from '../client.js';
 import { all, isNotFound, isOk, syncErrorOf, type Sync, type SyncError } from '../coroutine.js';
 import type { ControllerEnv } from '../env.js';
 import { CONTROLLER_UID_INDEX, controllerUidIndexFunc, type Informer, NAMESPACE_INDEX, namespaceIndexFunc, ORPHAN_NAMESPACE_INDEX, orphanNamespaceIndexFunc } from '../informer.js';
-import { labelSelectorAsSelector } from '../labels.js';
 import { getControllerOf, keyOf, mapsEqual, newControllerRef, objectKey } from '../objects.js';
 import { Workers } from '../workqueue.js';
 import { withDeploymentDefaults } from './deploymentUtil.js';
@@ -70,7 +70,7 @@ export class DeploymentController {
   private getDeploymentsForReplicaSet(rs: ReplicaSet): Deployment[] {
     return this.dInformer.byIndex(NAMESPACE_INDEX, rs.metadata.namespace ?? '').filter((d) => {
       const sel = labelSelectorAsSelector(d.spec.selector);
-      return typeof sel !== 'string' && !sel.empty && sel.matches(rs.metadata.labels);
+      return !('error' in sel) && !selectorEmpty(sel) && labelsMatch(sel, rs.metadata.labels);
     });
   }
 
@@ -139,8 +139,8 @@ export class DeploymentController {
       ...(cached.status ? { status: { ...cached.status } } : {}),
     });
     const sel = labelSelectorAsSelector(d.spec.selector);
-    if (typeof sel === 'string') return undefined;
-    if (sel.empty) {
+    if ('error' in sel) return undefined;
+    if (selectorEmpty(sel)) {
       // "Selecting all pods": refuse to act, but record that the generation was seen.
       if ((d.status?.observedGeneration ?? 0) < (d.metadata.generation ?? 0)) {
         d.status = { ...(d.status ?? {}), observedGeneration: d.metadata.generation };
@@ -178,16 +178,16 @@ export class DeploymentController {
    */
   private *getReplicaSetsForDeployment(d: Deployment): Sync<{ rss: ReplicaSet[]; err?: SyncError }> {
     const sel = labelSelectorAsSelector(d.spec.selector);
-    if (typeof sel === 'string') return { rss: [] };
+    if ('error' in sel) return { rss: [] };
     const out: ReplicaSet[] = [];
     const release: ReplicaSet[] = [];
     for (const rs of this.rsInformer.byIndex(CONTROLLER_UID_INDEX, d.metadata.uid ?? '')) {
-      if (sel.matches(rs.metadata.labels)) out.push(rs);
+      if (labelsMatch(sel, rs.metadata.labels)) out.push(rs);
       else if (!d.metadata.deletionTimestamp) release.push(rs);
     }
     const adopt = d.metadata.deletionTimestamp
       ? []
-      : this.rsInformer.byIndex(ORPHAN_NAMESPACE_INDEX, d.metadata.namespace ?? '').filter((rs) => !rs.metadata.deletionTimestamp && sel.matches(rs.metadata.labels));
+      : this.rsInformer.byIndex(ORPHAN_NAMESPACE_INDEX, d.metadata.namespace ?? '').filter((rs) => !rs.metadata.deletionTimestamp && labelsMatch(sel, rs.metadata.labels));
     if (release.length === 0 && adopt.length === 0) return { rss: out };
     const ref = newControllerRef(d, 'apps/v1', 'Deployment');
     const reqs = [
@@ -211,7 +211,7 @@ export class DeploymentController {
     for (const rs of rsList) {
       const uid = rs.metadata.uid ?? '';
       const pods = this.podInformer.byIndex(CONTROLLER_UID_INDEX, uid);
-      m.set(uid, typeof sel === 'string' ? [] : pods.filter((p) => sel.matches(p.metadata.labels)));
+      m.set(uid, 'error' in sel ? [] : pods.filter((p) => labelsMatch(sel, p.metadata.labels)));
     }
     return m;
   }

@@ -4,9 +4,8 @@
  * lists and filters the namespace's pods on every sync (O(pods) per sync); here a sync costs
  * O(changes), except after a selector/template-label change or with minReadySeconds > 0.
  */
-import type { Clock, Pod, ReplicaSet, VirtualTime } from '@podsim/api';
-import type { Selector } from '../labels.js';
-import { labelSelectorAsSelector, setMatches } from '../labels.js';
+import type { Clock, ParsedLabelSelector, Pod, ReplicaSet, VirtualTime } from '@podsim/api';
+import { labelSelectorAsSelector, labelSetMatches, labelsMatch } from '@podsim/api';
 import { canonicalJson } from '../objects.js';
 import { isPodAvailable, isPodReady } from '../podutil.js';
 
@@ -33,7 +32,7 @@ function signature(rs: ReplicaSet): string {
 export class OwnedActivePods {
   private readonly entries = new Map<string, Entry>();
   private sig = '';
-  private selector: Selector | undefined;
+  private selector: ParsedLabelSelector | undefined;
   private templateLabels: Record<string, string> | undefined;
   ready = 0;
   fullyLabeled = 0;
@@ -52,7 +51,7 @@ export class OwnedActivePods {
     if (sig === this.sig) return;
     this.sig = sig;
     const sel = labelSelectorAsSelector(rs.spec.selector);
-    this.selector = typeof sel === 'string' ? undefined : sel;
+    this.selector = 'error' in sel ? undefined : sel;
     this.templateLabels = rs.spec.template?.metadata?.labels;
     this.ready = this.fullyLabeled = this.mismatched = 0;
     for (const e of this.entries.values()) {
@@ -121,8 +120,8 @@ export class OwnedActivePods {
 
   private flag(e: Entry): void {
     e.ready = isPodReady(e.pod);
-    e.matches = this.selector ? this.selector.matches(e.pod.metadata.labels) : true;
-    e.fullyLabeled = setMatches(this.templateLabels, e.pod.metadata.labels);
+    e.matches = this.selector ? labelsMatch(this.selector, e.pod.metadata.labels) : true;
+    e.fullyLabeled = labelSetMatches(this.templateLabels, e.pod.metadata.labels);
   }
 
   private count(e: Entry, d: number): void {

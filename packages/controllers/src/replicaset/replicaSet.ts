@@ -5,8 +5,8 @@
  * setting a deletionTimestamp is a deletion, so the replacement comes at once (C14).
  * Not modelled: Events; adoption skips the uncached owner re-GET (`RecheckDeletionTimestamp`).
  */
-import type { ApiResult, Pod, ReplicaSet, ReplicaSetStatus } from '@podsim/api';
-import { seconds } from '@podsim/api';
+import type { ApiResult, ParsedLabelSelector, Pod, ReplicaSet, ReplicaSetStatus } from '@podsim/api';
+import { labelSelectorAsSelector, labelSetMatches, labelsMatch, seconds, selectorEmpty } from '@podsim/api';
 import type { ApiClient } from '../client.js';
 import { all, call, isNotFound, isOk, objectOf, statusOf, syncErrorOf, type Sync, type SyncError } from '../coroutine.js';
 import { nowTimestamp, type ControllerEnv } from '../env.js';
@@ -20,7 +20,6 @@ import {
   ORPHAN_NAMESPACE_INDEX,
   orphanNamespaceIndexFunc,
 } from '../informer.js';
-import { labelSelectorAsSelector, setMatches, type Selector } from '../labels.js';
 import { getControllerOf, keyOf, mapsEqual, newControllerRef, objectKey } from '../objects.js';
 import { getPodFromTemplate, isPodActive, isPodAvailable, isPodReady } from '../podutil.js';
 import { Workers } from '../workqueue.js';
@@ -123,8 +122,8 @@ export class ReplicaSetController {
     const out: ReplicaSet[] = [];
     for (const rs of this.rss.byIndex(NAMESPACE_INDEX, pod.metadata.namespace ?? '')) {
       const sel = labelSelectorAsSelector(rs.spec.selector);
-      if (typeof sel === 'string' || sel.empty) continue;
-      if (sel.matches(pod.metadata.labels)) out.push(rs);
+      if ('error' in sel || selectorEmpty(sel)) continue;
+      if (labelsMatch(sel, pod.metadata.labels)) out.push(rs);
     }
     return out;
   }
@@ -207,7 +206,7 @@ export class ReplicaSetController {
     }
     const rsNeedsSync = this.expectations.satisfiedExpectations(key, this.env.now);
     const selector = labelSelectorAsSelector(rs.spec.selector);
-    if (typeof selector === 'string') return undefined; // invalid selector: logged upstream, never requeued
+    if ('error' in selector) return undefined; // invalid selector: logged upstream, never requeued
     const uid = rs.metadata.uid ?? '';
     const owned = this.owned.get(uid);
     owned?.refresh(rs);
@@ -244,7 +243,7 @@ export class ReplicaSetController {
    */
   private *claimPods(
     rs: ReplicaSet,
-    selector: Selector,
+    selector: ParsedLabelSelector,
     owned: OwnedActivePods | undefined,
   ): Sync<{ pods: Pod[]; adopted: { ready: number; fully: number; available: number }; error?: SyncError }> {
     const pods = owned ? owned.matching() : [];
@@ -252,9 +251,9 @@ export class ReplicaSetController {
     const release = owned ? owned.mismatching() : [];
     const ns = rs.metadata.namespace ?? '';
     const orphans: Pod[] = [];
-    if (!rs.metadata.deletionTimestamp && !selector.empty) {
+    if (!rs.metadata.deletionTimestamp && !selectorEmpty(selector)) {
       for (const p of this.pods.byIndex(ORPHAN_NAMESPACE_INDEX, ns)) {
-        if (isPodActive(p) && selector.matches(p.metadata.labels)) orphans.push(p);
+        if (isPodActive(p) && labelsMatch(selector, p.metadata.labels)) orphans.push(p);
       }
     }
     if (release.length === 0 && orphans.length === 0) return { pods, adopted };
@@ -272,7 +271,7 @@ export class ReplicaSetController {
           pods.push(p);
           if (isPodReady(p)) adopted.ready++;
           if (isPodAvailable(p, rs.spec.minReadySeconds ?? 0, this.env.now, this.env.clock)) adopted.available++;
-          if (setMatches(rs.spec.template?.metadata?.labels, p.metadata.labels)) adopted.fully++;
+          if (labelSetMatches(rs.spec.template?.metadata?.labels, p.metadata.labels)) adopted.fully++;
         }
       } else error ??= syncErrorOf(res, i < release.length ? 'release pod' : 'adopt pod');
     });

@@ -21,7 +21,7 @@ import type {
   WatchEvent,
 } from '@podsim/api';
 import { APISERVER_ACTOR } from '@podsim/api';
-import { parseLabelSelector, type ParsedLabelSelector } from '@podsim/apiserver/selectors/labels';
+import { parseLabelSelector, type ParsedLabelSelector } from '@podsim/api';
 import { PodInformer, conditionHolds } from './informer.js';
 import type { ApplyStep, DeleteStep, DriverConfig, DriverStep, FaultStep, PatchStep, ScaleStep, WaitStep, WatchStep } from './steps.js';
 

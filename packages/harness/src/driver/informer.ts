@@ -5,7 +5,7 @@
  * virtual instant the apiserver's event arrives, without polling.
  */
 import type { Pod, WatchEvent, KubeObject } from '@podsim/api';
-import { labelsMatch, type ParsedLabelSelector } from '@podsim/apiserver/selectors/labels';
+import { labelsMatch, type ParsedLabelSelector } from '@podsim/api';
 import type { WaitCondition } from './steps.js';
 
 export class PodInformer {

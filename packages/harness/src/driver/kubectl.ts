@@ -2,8 +2,7 @@
  * What kubectl does on the client side before it talks to the apiserver: the `kubectl delete`
  * flag rewrites of kubectl v0.22.8 `pkg/cmd/delete/delete.go` (`DeleteOptions.Complete` /
  * `Validate`, spec §2.10), as a pure function. (Label selectors use the apimachinery `labels`
- * parser in packages/apiserver/src/selectors/labels.ts, the library kubectl shares with the
- * apiserver.)
+ * parser in packages/api/src/labels.ts, the library kubectl shares with the apiserver.)
  */
 import type { DeleteOptions } from '@podsim/api';
 

@@ -9,7 +9,7 @@
 import { matchesActor, type DurationUs, type Fault, type KubeObject, type ResourceName } from '@podsim/api';
 import type { LatencyConfig } from '@podsim/sim';
 import { DEFAULT_EPOCH_UNIX_SECONDS, US_PER_SECOND, parseRfc3339 } from '@podsim/api';
-import { parseLabelSelector } from '@podsim/apiserver/selectors/labels';
+import { parseLabelSelector } from '@podsim/api';
 import { deleteOptionsFromFlags } from '../driver/kubectl.js';
 import { DRIVER_ACTOR, type DriverConfig, type DriverStep, type ObjectTarget, type WaitCondition } from '../driver/steps.js';
 import { isClusterScoped, kubectlKind, resourceOfKind } from '../driver/driver.js';

@@ -1,10 +1,13 @@
 /**
  * Label selectors: k8s.io/apimachinery v0.22.8 `pkg/labels/selector.go` (`Parse`, `Requirement`,
- * `internalSelector.Matches/String`) and `pkg/apis/meta/v1/helpers.go` (`LabelSelectorAsSelector`,
- * `FormatLabelSelector`). Operators: `=`, `==`, `!=`, `in`, `notin`, exists (`key`), `!key`,
- * `>`, `<`. Parse errors are plain `{error}` values (the handler turns them into 400 BadRequest).
+ * `internalSelector.Matches/String/Empty`, `SelectorFromSet`) and `pkg/apis/meta/v1/helpers.go`
+ * (`LabelSelectorAsSelector`, `FormatLabelSelector`). Operators: `=`, `==`, `!=`, `in`, `notin`,
+ * exists (`key`), `!key`, `>`, `<`. Errors are plain `{error}` values (the apiserver turns them
+ * into 400 BadRequest, controllers skip the object). Shared by the apiserver (list / watch
+ * filters, validation, printers), the controllers (selectors of ReplicaSets and Deployments), the
+ * runtime (CRI label filters) and the harness (`kubectl -l`).
  */
-import type { LabelSelector } from '@podsim/api';
+import type { LabelSelector } from './k8s/meta.js';
 
 export type LabelOperator = '=' | '==' | '!=' | 'in' | 'notin' | 'exists' | '!' | 'gt' | 'lt';
 
@@ -53,6 +56,21 @@ export function requirementMatches(r: LabelRequirement, labels: Readonly<Record<
 export function labelsMatch(sel: ParsedLabelSelector, labels: Readonly<Record<string, string>> | undefined): boolean {
   if (sel.nothing) return false;
   for (const r of sel.requirements) if (!requirementMatches(r, labels)) return false;
+  return true;
+}
+
+/** `Selector.Empty()`: the selector does not restrict the selection (`{}`; a nil selector is not empty). */
+export function selectorEmpty(sel: ParsedLabelSelector): boolean {
+  return !sel.nothing && sel.requirements.length === 0;
+}
+
+/**
+ * `labels.SelectorFromSet(set).Matches(labels)`: every key of `set` is present in `labels` with
+ * the same value (an absent or empty set matches everything).
+ */
+export function labelSetMatches(set: Readonly<Record<string, string>> | undefined, labels: Readonly<Record<string, string>> | undefined): boolean {
+  if (!set) return true;
+  for (const key in set) if (labels?.[key] !== set[key]) return false;
   return true;
 }
 
