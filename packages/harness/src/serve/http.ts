@@ -7,6 +7,7 @@
  * YAML / Table, 406; Content-Type → 415). No I/O here; server.ts does the sockets.
  */
 import { parse as parseYaml } from 'yaml';
+import { jsonShapeProblem } from '../jsonShape.js';
 import type { ApiRequest, ApiWatch, DeleteOptions, IncludeObjectPolicy, KubeObject, PatchType, Status, Subresource } from '@podsim/api';
 import {
   AGGREGATED_V2,
@@ -190,9 +191,14 @@ function decodeBody(body: Buffer, yaml: boolean): { value: unknown } | Status {
   const text = body.toString('utf8');
   if (text.trim() === '') return badRequest('the request body is empty; expected a JSON object');
   try {
-    if (!yaml) return { value: JSON.parse(text) as unknown };
     // One document only; YAML is a superset of JSON, so `apply-patch+yaml` bodies in JSON parse too.
-    return { value: parseYaml(text, { uniqueKeys: false, maxAliasCount: 100 }) as unknown };
+    const value = yaml ? (parseYaml(text, { uniqueKeys: false, maxAliasCount: 100 }) as unknown) : (JSON.parse(text) as unknown);
+    // A YAML alias inside its own anchor parses to a cyclic value, and a few thousand levels of
+    // nesting overflow the stack of whatever copies the object next (the apiserver actor, the
+    // engine's message encoder): both used to end the whole simulation.
+    const bad = jsonShapeProblem(value);
+    if (bad) return badRequest(`the request body is not a valid Kubernetes object: at ${bad.path}: ${bad.message}`);
+    return { value };
   } catch (e) {
     const msg = e instanceof Error ? e.message.split('\n')[0] : String(e);
     return badRequest(`the request body is not valid ${yaml ? 'YAML' : 'JSON'}: ${msg}`);
