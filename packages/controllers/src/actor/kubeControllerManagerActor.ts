@@ -11,12 +11,12 @@ import { DeploymentController } from '../deployment/deploymentController.js';
 import { GarbageCollector } from '../garbagecollector/garbageCollector.js';
 import { PodGCController } from '../podgc/gcController.js';
 import { ReplicaSetController } from '../replicaset/replicaSet.js';
-import { ActorShell, DEFAULT_REQUEST_TIMEOUT_US } from './shell.js';
+import { ActorShell, DEFAULT_REQUEST_TIMEOUT_US, type ApiConnectionConfig } from './shell.js';
 
 export type ControllerName = 'replicaset' | 'deployment' | 'podgc' | 'garbagecollector';
 
 /** Plain-data configuration (all optional; defaults are kube-controller-manager v1.22's). */
-export interface KubeControllerManagerConfig {
+export interface KubeControllerManagerConfig extends ApiConnectionConfig {
   /** Controllers to run (default: all four). */
   readonly controllers?: readonly ControllerName[];
   /** Per-controller client QPS (`--kube-api-qps`, default 20; ≤ 0 = unlimited). */
@@ -36,11 +36,6 @@ export interface KubeControllerManagerConfig {
     /** `--terminated-pod-gc-threshold` (default 12500; 0 disables). */
     readonly terminatedPodGCThreshold?: number;
   };
-  /** Virtual µs before an unanswered API call fails with 504 (default 60 s). */
-  readonly requestTimeoutUs?: number;  /** client-go `minWatchTimeout` for the informers' watches, virtual µs (default 5 min; 0 = never). */
-  readonly minWatchTimeoutUs?: number;
-  /** Virtual times at which the connection to the apiserver breaks (scenario fault `disconnect`). */
-  readonly apiConnectionLossesUs?: readonly number[];
 }
 
 export const KUBE_CONTROLLER_MANAGER = 'kube-controller-manager';

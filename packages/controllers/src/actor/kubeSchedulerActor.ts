@@ -6,18 +6,13 @@
  */
 import type { Actor, ActorContext, Envelope, Node, Pod } from '@podsim/api';
 import { Scheduler, type SchedulerOptions } from '../scheduler/scheduler.js';
-import { ActorShell, DEFAULT_REQUEST_TIMEOUT_US } from './shell.js';
+import { ActorShell, DEFAULT_REQUEST_TIMEOUT_US, type ApiConnectionConfig } from './shell.js';
 
-export interface KubeSchedulerConfig extends SchedulerOptions {
+export interface KubeSchedulerConfig extends SchedulerOptions, ApiConnectionConfig {
   /** Client QPS (default 50; ≤ 0 = unlimited). */
   readonly kubeAPIQPS?: number;
   /** Client burst (default 100). */
   readonly kubeAPIBurst?: number;
-  /** Virtual µs before an unanswered API call fails with 504 (default 60 s). */
-  readonly requestTimeoutUs?: number;  /** client-go `minWatchTimeout` for the informers' watches, virtual µs (default 5 min; 0 = never). */
-  readonly minWatchTimeoutUs?: number;
-  /** Virtual times at which the connection to the apiserver breaks (scenario fault `disconnect`). */
-  readonly apiConnectionLossesUs?: readonly number[];
 }
 
 export const KUBE_SCHEDULER = 'kube-scheduler';

@@ -14,6 +14,16 @@ import { Reflector, type ReflectorOptions } from '../reflector.js';
 /** Virtual µs after which an unanswered request counts as failed (504). */
 export const DEFAULT_REQUEST_TIMEOUT_US = 60_000_000;
 
+/** How a control-plane actor's API client talks to the apiserver (config of every such actor). */
+export interface ApiConnectionConfig {
+  /** Virtual µs before an unanswered API call fails with 504 (default 60 s). */
+  readonly requestTimeoutUs?: number;
+  /** client-go `minWatchTimeout` for the informers' watches, virtual µs (default 5 min; 0 = never). */
+  readonly minWatchTimeoutUs?: number;
+  /** Virtual times at which the connection to the apiserver breaks (scenario fault `disconnect`). */
+  readonly apiConnectionLossesUs?: readonly number[];
+}
+
 function timeoutStatus(req: string): Status {
   return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', reason: 'Timeout', code: 504, message: `request ${req} timed out` };
 }
