@@ -14,23 +14,10 @@ import { parse as parseYaml, parseAllDocuments } from 'yaml';
 import { startServer, type RunningServer } from '../src/serve/server.js';
 import { servePlan } from '../src/serve/servePlan.js';
 import { writeKubeconfig } from '../src/serve/kubeconfig.js';
+import { MINIO_REFERENCE_ROWS } from './scenarios/helpers.js';
 
 const KUBECTL = process.env.KUBECTL ?? 'kubectl';
 const SPEED = 50;
-
-/** The reference trace (README): (pod, READY, STATUS) rows of `kubectl get pods -w`. */
-const REFERENCE = [
-  ['old', '1/1', 'Running'],
-  ['old', '1/1', 'Terminating'],
-  ['new', '0/1', 'Pending'],
-  ['new', '0/1', 'Pending'],
-  ['new', '0/1', 'ContainerCreating'],
-  ['old', '0/1', 'Terminating'],
-  ['old', '0/1', 'Terminating'],
-  ['old', '0/1', 'Terminating'],
-  ['new', '0/1', 'Running'],
-  ['new', '1/1', 'Running'],
-];
 
 interface Run {
   code: number | null;
@@ -197,7 +184,7 @@ test.serial('kubectl get pods -w while kubectl delete pod runs prints the refere
   t.deepEqual(lines[0].split(/\s+/).slice(0, 5), ['NAME', 'READY', 'STATUS', 'RESTARTS', 'AGE']);
   const rows = lines.slice(1).map((l) => l.trim().split(/\s+/));
   const rows3 = rows.map(([name, ready, status]) => [name === old ? 'old' : 'new', ready, status]);
-  t.deepEqual(rows3, REFERENCE, lines.join('\n'));
+  t.deepEqual(rows3, MINIO_REFERENCE_ROWS, lines.join('\n'));
 });
 
 test.serial('kubectl scale deployment minio --replicas=3', async (t) => {

@@ -32,3 +32,21 @@ export function stepTimes(model: TraceModel, id: string): { start: number; end: 
 export function why(r: RunReport): string {
   return r.failures.join('\n') + '\n' + r.watch.join('\n');
 }
+
+/**
+ * The reference trace of examples/minio-recreate.yaml (README): the (pod, READY, STATUS) rows of
+ * `kubectl get pods -w`, pods aliased in order of appearance (`old` is printed first). Both
+ * `podsim run` and the real kubectl against `podsim serve` must print exactly these.
+ */
+export const MINIO_REFERENCE_ROWS = [
+  ['old', '1/1', 'Running'],
+  ['old', '1/1', 'Terminating'],
+  ['new', '0/1', 'Pending'],
+  ['new', '0/1', 'Pending'],
+  ['new', '0/1', 'ContainerCreating'],
+  ['old', '0/1', 'Terminating'],
+  ['old', '0/1', 'Terminating'],
+  ['old', '0/1', 'Terminating'],
+  ['new', '0/1', 'Running'],
+  ['new', '1/1', 'Running'],
+];

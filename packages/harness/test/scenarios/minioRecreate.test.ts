@@ -10,21 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { main, EXIT_OK } from '../../src/cli.js';
 import { runScenarioFile, type RunReport } from '../../src/run.js';
+import { MINIO_REFERENCE_ROWS } from './helpers.js';
 
 const EXAMPLE = 'examples/minio-recreate.yaml';
-
-const EXPECTED = [
-  ['old', '1/1', 'Running'],
-  ['old', '1/1', 'Terminating'],
-  ['new', '0/1', 'Pending'],
-  ['new', '0/1', 'Pending'],
-  ['new', '0/1', 'ContainerCreating'],
-  ['old', '0/1', 'Terminating'],
-  ['old', '0/1', 'Terminating'],
-  ['old', '0/1', 'Terminating'],
-  ['new', '0/1', 'Running'],
-  ['new', '1/1', 'Running'],
-];
 
 /** Placement → report, so the digest test reuses the CLI run's single-thread result. */
 const reports = new Map<string, RunReport>();
@@ -49,7 +37,7 @@ test.serial('podsim run examples/minio-recreate.yaml prints the reference sequen
   for (const r of rows) if (!alias.has(r[0])) alias.set(r[0], alias.size === 0 ? 'old' : 'new');
   t.deepEqual(
     rows.map((r) => [alias.get(r[0]), r[1], r[2]]),
-    EXPECTED,
+    MINIO_REFERENCE_ROWS,
     out.join('\n'),
   );
   // Ages and restarts as a user sees them: the old pod is 42 h old and restarted once ~3 min ago.
