@@ -10,19 +10,42 @@
 /** Deepest nesting of objects / lists accepted (real Kubernetes objects stay below ~40). */
 export const MAX_OBJECT_DEPTH = 512;
 
-/** A problem with the value's shape: where (`.spec.containers[0]`) and what. */
+/** A problem with the value's shape: where (`.spec.containers[0]`, and as path segments) and what. */
 export interface ShapeProblem {
   readonly path: string;
+  readonly segments: ReadonlyArray<string | number>;
   readonly message: string;
+}
+
+interface Frame {
+  readonly v: object;
+  readonly parent: Frame | undefined;
+  readonly key: string | number;
+  readonly depth: number;
+  exit: boolean;
+}
+
+function segmentsOf(f: Frame): Array<string | number> {
+  const out: Array<string | number> = [];
+  for (let x: Frame | undefined = f; x?.parent; x = x.parent) out.push(x.key);
+  return out.reverse();
+}
+
+function pathText(segs: ReadonlyArray<string | number>): string {
+  const text = segs.map((k) => (typeof k === 'number' ? `[${k}]` : `.${k}`)).join('') || '.';
+  return text.length > 80 ? `${text.slice(0, 60)}…` : text;
 }
 
 /** undefined when `root` is a finite tree (or DAG) at most {@link MAX_OBJECT_DEPTH} deep. */
 export function jsonShapeProblem(root: unknown, maxDepth = MAX_OBJECT_DEPTH): ShapeProblem | undefined {
   if (root === null || typeof root !== 'object') return undefined;
   // Depth-first with explicit exit markers, so "on the current path" is exact (a DAG is fine).
-  type Frame = { readonly v: object; readonly path: string; readonly depth: number; exit: boolean };
   const onPath = new Set<object>();
-  const stack: Frame[] = [{ v: root, path: '', depth: 1, exit: false }];
+  const stack: Frame[] = [{ v: root, parent: undefined, key: '', depth: 1, exit: false }];
+  const problem = (f: Frame, message: string): ShapeProblem => {
+    const segments = segmentsOf(f);
+    return { path: pathText(segments), segments, message };
+  };
   while (stack.length > 0) {
     const f = stack[stack.length - 1];
     if (f.exit) {
@@ -31,15 +54,13 @@ export function jsonShapeProblem(root: unknown, maxDepth = MAX_OBJECT_DEPTH): Sh
       continue;
     }
     f.exit = true;
-    if (onPath.has(f.v)) return { path: f.path || '.', message: 'an alias refers to the node that contains it; a Kubernetes object cannot contain itself' };
-    if (f.depth > maxDepth) return { path: `${f.path.slice(0, 60)}…`, message: `nested deeper than ${maxDepth} levels` };
+    if (onPath.has(f.v)) return problem(f, 'an alias refers to the node that contains it (a value cannot contain itself)');
+    if (f.depth > maxDepth) return problem(f, `nested deeper than ${maxDepth} levels`);
     onPath.add(f.v);
-    const children: Array<[string, unknown]> = Array.isArray(f.v)
-      ? f.v.map((x, i) => [`${f.path}[${i}]`, x])
-      : Object.entries(f.v).map(([k, x]) => [`${f.path}.${k}`, x]);
-    for (let i = children.length - 1; i >= 0; i--) {
-      const [p, x] = children[i];
-      if (x !== null && typeof x === 'object') stack.push({ v: x, path: p, depth: f.depth + 1, exit: false });
+    const keys: Array<string | number> = Array.isArray(f.v) ? f.v.map((_, i) => i) : Object.keys(f.v);
+    for (let i = keys.length - 1; i >= 0; i--) {
+      const x = (f.v as Record<string | number, unknown>)[keys[i]];
+      if (x !== null && typeof x === 'object') stack.push({ v: x, parent: f, key: keys[i], depth: f.depth + 1, exit: false });
     }
   }
   return undefined;

@@ -131,6 +131,59 @@ const cases: Array<{ title: string; text: string; line: number; message: RegExp 
   },
 ];
 
+// Hostile YAML (each once crashed or hung podsim with a stack trace): answered like any other mistake.
+const hostile: Array<{ title: string; bytes: string | Buffer; line: number; message: RegExp }> = [
+  {
+    title: 'an alias inside its own anchor',
+    bytes: GOOD.replace('  annotations:', '  labels: &l\n    self: *l\n  annotations:'),
+    line: 15,
+    message: /metadata\.labels\.self: YAML: an alias refers to the node that contains it/,
+  },
+  {
+    title: 'an alias bomb',
+    bytes: `${GOOD}---\nx0: &a0 [q,q,q,q,q,q,q,q,q,q]\n${Array.from({ length: 8 }, (_, i) => `x${i + 1}: &a${i + 1} [${Array(10).fill(`*a${i}`).join(',')}]`).join('\n')}\n`,
+    line: 21,
+    message: /Excessive alias count/,
+  },
+  {
+    title: 'a Latin-1 file',
+    bytes: Buffer.from(GOOD.replace('name: web\n', 'name: web # caf\u00e9\n'), 'latin1'),
+    line: 13,
+    message: /not a UTF-8 text file/,
+  },
+  {
+    title: 'nesting thousands deep',
+    bytes: `${GOOD}---\na: ${'['.repeat(5000)}${']'.repeat(5000)}\n`,
+    line: 21,
+    message: /nested too deeply/,
+  },
+  {
+    title: 'nested repeats that multiply to 10^8 steps',
+    bytes: GOOD.replace('  - sleep: 10s\n', '  - repeat:\n      times: 10000\n      steps:\n        - repeat:\n            times: 10000\n            steps:\n              - sleep: 1s\n'),
+    line: 8,
+    message: /this repeat expands to 10000 × 10000 = 100000000 steps; podsim runs at most 100000 steps/,
+  },
+];
+
+for (const c of hostile) {
+  test(`hostile YAML: ${c.title} exits 2 naming file and line, without a stack trace`, async (t) => {
+    const p = join(dir, `hostile-${c.title.replace(/\W+/g, '-')}.yaml`);
+    writeFileSync(p, c.bytes);
+    const r = await cli(['validate', p]);
+    t.is(r.code, EXIT_BAD_INPUT, r.err);
+    t.true(r.err.includes(`${p}:${c.line}:`), `expected ${p}:${c.line}: in\n${r.err}`);
+    t.regex(r.err, c.message);
+    t.true(noStack(r.err), r.err);
+  });
+}
+
+test('merge keys (<<: *defaults) resolve as kubectl\'s YAML decoder resolves them', async (t) => {
+  const text = GOOD.replace('    - name: node-1\n', '    - &n { name: node-1 }\n    - <<: *n\n      name: node-2\n');
+  const r = await cli(['validate', file('merge-keys.yaml', text)]);
+  t.is(r.code, EXIT_OK, r.err);
+  t.regex(r.out, /2 nodes/);
+});
+
 for (const c of cases) {
   test(`${c.title} exits 2 naming file, line and field`, async (t) => {
     const p = file(`${c.title.replace(/\W+/g, '-')}.yaml`, c.text);
@@ -149,7 +202,7 @@ test('unknown flags and commands exit 2 with a clear message', async (t) => {
   const p = file('flags.yaml', GOOD);
   for (const [args, msg] of [
     [['run', p, '--sed', '3'], /unknown option '--sed'/],
-    [['run', p, '--placement', 'everywhere'], /expected single, per-actor or shards:N/],
+    [['run', p, '--placement', 'everywhere'], /expected single, per-actor, shards:N or nodes:N/],
     [['run', p, '--seed', '-1'], /unknown option '-1'|argument '-1' is invalid/],
     [['simulate', p], /unknown command 'simulate'/],
     [['run'], /missing required argument 'file'/],

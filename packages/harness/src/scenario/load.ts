@@ -23,7 +23,7 @@ import {
   type StepKey,
   type StepSpec,
 } from './schema.js';
-import { ScenarioError, SourceDoc, parseYamlStream, type Path, type ScenarioIssue } from './source.js';
+import { ScenarioError, SourceDoc, decodeUtf8, parseYamlStream, type Path, type ScenarioIssue } from './source.js';
 import { loadScheduledFaults } from './scheduled.js';
 
 /** A Kubernetes object from the scenario, with where it was written. */
@@ -53,15 +53,24 @@ export interface LoadedScenario {
   readonly skipped?: readonly string[];
 }
 
+/** Most steps a timeline may have once every `repeat` is counted out. */
+export const MAX_TIMELINE_STEPS = 100_000;
+
 /** Reads and validates a scenario file. Throws {@link ScenarioError} on any problem. */
 export function loadScenario(file: string): LoadedScenario {
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = readFileSync(file, 'utf8');
+    bytes = readFileSync(file);
   } catch (e) {
     throw new ScenarioError([{ file, line: 0, column: 0, field: '', message: `cannot read file: ${(e as NodeJS.ErrnoException).code ?? String(e)}` }]);
   }
-  return loadScenarioText(file, text, (p) => readFileSync(p, 'utf8'));
+  const text = decodeUtf8(file, bytes);
+  if (typeof text !== 'string') throw new ScenarioError([text]);
+  return loadScenarioText(file, text, (p) => {
+    const t = decodeUtf8(p, readFileSync(p));
+    if (typeof t !== 'string') throw Object.assign(new Error(t.message), { code: `line ${t.line}: ${t.message}` });
+    return t;
+  });
 }
 
 /** Validates scenario text; `readFile` serves `manifestFiles` (paths relative to `file`). */
@@ -121,7 +130,12 @@ export function loadScenarioText(file: string, text: string, readFile: (path: st
   }
 
   const steps: LoadedStep[] = [];
-  listOf(rawDoc.steps).forEach((s, i) => steps.push(...loadStep(s, src, ['steps', i], issues, false)));
+  listOf(rawDoc.steps).forEach((s, i) => {
+    for (const st of loadStep(s, src, ['steps', i], issues, false)) steps.push(st);
+  });
+  if (steps.length > MAX_TIMELINE_STEPS) {
+    issues.push(src.issue(['steps'], `the timeline expands to ${steps.length} steps (repeats counted out); podsim runs at most ${MAX_TIMELINE_STEPS} steps`));
+  }
 
   if (issues.length > 0 || !doc) throw new ScenarioError(sortIssues([...issues, ...warnings]));
   return { file, doc, src, manifests, steps, warnings, skipped };
@@ -188,8 +202,13 @@ function loadStep(value: unknown, src: SourceDoc, path: Path, issues: ScenarioIs
   if (common.id !== undefined) issues.push(src.issue([...path, 'id'], 'a repeat step cannot have an id: give ids to steps outside it'));
   const r = (step.spec as { repeat: { times: number; steps: unknown[] } }).repeat;
   const body = r.steps.flatMap((v, j) => loadStep(v, src, [...path, 'repeat', 'steps', j], issues, true));
+  // Nested repeats multiply: 10000 × 10000 sleeps once took 14 s and 2 GB before a stack overflow.
+  if (body.length * r.times > MAX_TIMELINE_STEPS) {
+    issues.push(src.issue([...path, 'repeat', 'times'], `this repeat expands to ${body.length} × ${r.times} = ${body.length * r.times} steps; podsim runs at most ${MAX_TIMELINE_STEPS} steps`));
+    return [];
+  }
   const out: LoadedStep[] = [];
-  for (let n = 0; n < r.times; n++) out.push(...body);
+  for (let n = 0; n < r.times; n++) for (const b of body) out.push(b);
   if (common.at !== undefined && out.length > 0) out[0] = { ...out[0], spec: { ...out[0].spec, at: common.at } as StepSpec };
   return out;
 }

@@ -4,6 +4,7 @@
  * column, so every complaint about a scenario names the place to fix (STYLE.md "Errors" 4).
  */
 import { LineCounter, isMap, isNode, isPair, isScalar, isSeq, parseAllDocuments, type Document, type Node } from 'yaml';
+import { jsonShapeProblem } from '../jsonShape.js';
 
 export type Path = ReadonlyArray<string | number>;
 
@@ -93,12 +94,36 @@ export class SourceDoc {
 }
 
 /**
+ * A file's bytes as text: UTF-8 (a BOM is dropped), else an issue naming the line of the first
+ * byte that is not (go-yaml, and so kubectl, refuses such files too: "invalid leading UTF-8
+ * octet"); a NUL byte means a binary file.
+ */
+export function decodeUtf8(file: string, bytes: Uint8Array): string | ScenarioIssue {
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);
+  } catch {
+    // Find the first invalid sequence: decode prefixes leniently and look for U+FFFD.
+    const lenient = new TextDecoder('utf-8').decode(bytes);
+    const at = lenient.indexOf('\uFFFD');
+    const line = lenient.slice(0, Math.max(0, at)).split('\n').length;
+    return { file, line, column: 1, field: '', message: 'not a UTF-8 text file (YAML must be UTF-8): re-save it as UTF-8' };
+  }
+  const nul = text.indexOf('\0');
+  if (nul >= 0) return { file, line: text.slice(0, nul).split('\n').length, column: 1, field: '', message: 'the file contains a NUL byte: this is a binary file, not a YAML scenario' };
+  return text;
+}
+
+/**
  * Parses a YAML stream into documents, returning syntax errors as issues (with line and
- * column). Empty documents (a trailing `---`) are dropped.
+ * column). Empty documents (a trailing `---`) are dropped. Merge keys (`<<: *defaults`) are
+ * resolved, as Kubernetes' YAML decoder (go-yaml v2) resolves them. A document whose value
+ * cannot be a Kubernetes object — an alias inside its own anchor, an alias bomb, nesting
+ * deeper than MAX_OBJECT_DEPTH (jsonShape.ts) — is an issue at the offending node.
  */
 export function parseYamlStream(file: string, text: string): { docs: SourceDoc[]; issues: ScenarioIssue[] } {
   const lines = new LineCounter();
-  const parsed = parseAllDocuments(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
+  const parsed = parseAllDocuments(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true, merge: true });
   const docs: SourceDoc[] = [];
   const issues: ScenarioIssue[] = [];
   for (const doc of parsed) {
@@ -106,9 +131,27 @@ export function parseYamlStream(file: string, text: string): { docs: SourceDoc[]
       const pos = e.linePos?.[0] ?? lines.linePos(e.pos[0]);
       // One mistake often trips several parser rules on the same line; the first says it best.
       if (issues.some((i) => i.line === pos.line)) continue;
-      issues.push({ file, line: pos.line, column: pos.col, field: '', message: `YAML syntax error: ${e.message.split('\n')[0]}` });
+      // The yaml parser recurses per nesting level; a document nested thousands deep overflows it.
+      const what = /call stack/i.test(e.message) ? 'nested too deeply for a Kubernetes object' : e.message.split('\n')[0];
+      issues.push({ file, line: pos.line, column: pos.col, field: '', message: `YAML syntax error: ${what}` });
     }
-    if (doc.errors.length === 0 && doc.contents !== null) docs.push(new SourceDoc(file, doc, lines));
+    if (doc.errors.length > 0 || doc.contents === null) continue;
+    const src = new SourceDoc(file, doc, lines);
+    let value: unknown;
+    try {
+      value = src.toJS();
+    } catch (e) {
+      // The yaml library refuses alias bombs ("Excessive alias count …") while converting.
+      const pos = lines.linePos(doc.contents.range?.[0] ?? 0);
+      issues.push({ file, line: pos.line, column: pos.col, field: '', message: `YAML: ${e instanceof Error ? e.message : String(e)} (too many aliases)` });
+      continue;
+    }
+    const bad = jsonShapeProblem(value);
+    if (bad) {
+      issues.push(src.issue(bad.segments, `YAML: ${bad.message}`));
+      continue;
+    }
+    docs.push(src);
   }
   return { docs, issues };
 }
