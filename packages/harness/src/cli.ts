@@ -73,7 +73,7 @@ function parseWarp(v: string): number {
 }
 
 function parsePlacement(v: string): string {
-  if (!/^(single|per-actor|shards:[1-9]\d*)$/.test(v)) throw new InvalidArgumentError('expected single, per-actor or shards:N.');
+  if (!/^(single|per-actor|(shards|nodes):[1-9]\d*)$/.test(v)) throw new InvalidArgumentError('expected single, per-actor, shards:N or nodes:N.');
   return v;
 }
 
@@ -119,7 +119,7 @@ export async function main(argv: readonly string[], io: CliIo = stdio): Promise<
     .description('run a scenario and check its expectations and the invariants')
     .argument('<file>', 'scenario file (YAML)')
     .option('--seed <n>', 'run seed (default: the scenario\'s cluster.seed, else 1)', parseSeed)
-    .option('--placement <p>', 'single | per-actor | shards:N (default: the scenario\'s, else single)', parsePlacement)
+    .option('--placement <p>', 'single | per-actor | shards:N | nodes:N (default: the scenario\'s, else single)', parsePlacement)
     .option('--json <out>', 'write the result as JSON to this file')
     .option('--quiet', 'leave out the watch lines and the pod table (the seed, digest, tally and verdict lines remain)')
     .option('--trace <out>', 'write the run as a Chrome trace (Perfetto, chrome://tracing)')

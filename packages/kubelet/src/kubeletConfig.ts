@@ -73,6 +73,13 @@ export interface KubeletConfig {
    * `skipUidPrecondition`: the status manager's final DELETE omits `preconditions.uid` (§14.15).
    */
   readonly plantedBugs: readonly PlantedBug[];
+  /**
+   * Virtual µs after the run starts at which the kubelet process starts (the node boots): its
+   * periodic loops (PLEG relist, sync loop, housekeeping, status sync) run in that phase, as the
+   * kubelets of a real cluster, started at different times, do. First incarnation only; a
+   * restarted kubelet starts at once. Default 0.
+   */
+  readonly startDelayUs: number;
 }
 
 /** Bugs a test may plant in the kubelet ({@link KubeletConfig.plantedBugs}). */
@@ -108,6 +115,7 @@ export const DEFAULT_KUBELET_CONFIG: Omit<KubeletConfig, 'nodeName'> = {
   minWatchTimeoutUs: 5 * US_PER_MINUTE,
   apiConnectionLossesUs: [],
   plantedBugs: [],
+  startDelayUs: 0,
 };
 
 /**

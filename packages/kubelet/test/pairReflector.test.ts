@@ -104,3 +104,13 @@ test('a re-watch from a resourceVersion that left the watch cache gets 410 Expir
   t.true(g !== undefined && g > 40 && g < 43, `gone at ${g}`);
   t.deepEqual(checkInvariants(run), []);
 });
+
+test('startDelayUs: the kubelet process starts (first LIST, first container) only once its node boots; a pod bound earlier waits for it', (t) => {
+  const run = runPair({ steps: [{ at: 1 * S, create: mkPod('early') }], kubelet: { startDelayUs: 7 * S }, untilS: 30 });
+  const lists = reflector(run, 'reflector.list');
+  t.true(lists.length >= 1 && lists[0] >= 7, `first LIST at ${lists.join(', ')}`);
+  const started = run.first('cri.start')!;
+  t.true(started >= 7 && started < 9, `container started at ${started}`);
+  const now = runPair({ steps: [{ at: 1 * S, create: mkPod('early') }], untilS: 30 });
+  t.true(now.first('cri.start')! < 3, `without the delay the container starts at ${now.first('cri.start')}`);
+});

@@ -15,19 +15,33 @@ export class InvalidConfigError extends Error {
 }
 
 /** Parses a placement string; throws {@link InvalidConfigError} on anything else. */
-export function parsePlacement(p: string): { kind: 'single' } | { kind: 'per-actor' } | { kind: 'shards'; n: number } {
+export function parsePlacement(p: string): { kind: 'single' } | { kind: 'per-actor' } | { kind: 'shards' | 'nodes'; n: number } {
   if (p === 'single') return { kind: 'single' };
   if (p === 'per-actor') return { kind: 'per-actor' };
-  const m = /^shards:(\d+)$/.exec(p);
-  if (m && Number(m[1]) >= 1) return { kind: 'shards', n: Number(m[1]) };
-  throw new InvalidConfigError(`placement ${JSON.stringify(p)}: expected "single", "per-actor" or "shards:N" (N ≥ 1)`);
+  const m = /^(shards|nodes):(\d+)$/.exec(p);
+  if (m && Number(m[2]) >= 1) return { kind: m[1] as 'shards' | 'nodes', n: Number(m[2]) };
+  throw new InvalidConfigError(`placement ${JSON.stringify(p)}: expected "single", "per-actor", "shards:N" or "nodes:N" (N ≥ 1)`);
+}
+
+/**
+ * The node an actor belongs to for `nodes:N`: the part of its id after the first `/`
+ * (`kubelet/node-7` and `runtime/node-7` → `node-7`); undefined for control-plane actors, whose
+ * ids have no `/` (apiserver, kube-controller-manager, kube-scheduler, a driver).
+ */
+export function nodeOf(id: ActorId): string | undefined {
+  const i = id.indexOf('/');
+  return i < 0 ? undefined : id.slice(i + 1);
 }
 
 /**
  * Assigns actors to hosts. `ids` are the hosted actors (mailboxes excluded); the result maps
  * each id to a host index in [0, hostCount). `shards:N` deals the sorted ids round-robin, except
  * that with N ≥ 2 `apiserver` (the hub every other actor talks to) gets shard 0 to itself.
- * Hosts left empty (more shards than actors) are dropped.
+ * `nodes:N` keeps each node's actors together (kubelet/X with runtime/X, see {@link nodeOf}, so
+ * their 100 µs link stays inside one thread): with N ≥ 2 the control plane gets host 0 and the
+ * nodes, in sorted order, are dealt round-robin over hosts 1 … N−1; the lookahead between
+ * threads is then the node ↔ control-plane latency. Hosts left empty (more shards than actors)
+ * are dropped.
  */
 export function assignHosts(ids: readonly ActorId[], placement: Placement): { hostCount: number; hostOf: Map<ActorId, number> } {
   const p = parsePlacement(placement);
@@ -35,7 +49,14 @@ export function assignHosts(ids: readonly ActorId[], placement: Placement): { ho
   const raw = new Map<ActorId, number>();
   if (p.kind === 'single') sorted.forEach((id) => raw.set(id, 0));
   else if (p.kind === 'per-actor') sorted.forEach((id, i) => raw.set(id, i));
-  else if (p.n >= 2 && sorted.includes('apiserver')) {
+  else if (p.kind === 'nodes') {
+    const nodes = [...new Set(sorted.map(nodeOf).filter((n) => n !== undefined))].sort();
+    const slot = new Map(nodes.map((n, i) => [n, p.n < 2 ? 0 : 1 + (i % (p.n - 1))]));
+    for (const id of sorted) {
+      const n = nodeOf(id);
+      raw.set(id, n === undefined ? 0 : slot.get(n)!);
+    }
+  } else if (p.n >= 2 && sorted.includes('apiserver')) {
     raw.set('apiserver', 0);
     sorted.filter((id) => id !== 'apiserver').forEach((id, i) => raw.set(id, 1 + (i % (p.n - 1))));
   } else sorted.forEach((id, i) => raw.set(id, i % p.n));

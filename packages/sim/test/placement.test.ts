@@ -22,6 +22,17 @@ test('shards:N deals sorted ids round-robin with apiserver alone in shard 0', (t
   t.is(hosts(IDS, 'shards:1').hostCount, 1);
 });
 
+test('nodes:N keeps each node\'s kubelet and runtime on one host, control plane alone on host 0', (t) => {
+  const ids = [...IDS, 'kube-scheduler', 'kubelet/node-3', 'runtime/node-3'];
+  t.deepEqual(hosts(ids, 'nodes:3').byHost, [
+    ['apiserver', 'kube-scheduler'],
+    ['kubelet/node-1', 'kubelet/node-3', 'runtime/node-1', 'runtime/node-3'],
+    ['kubelet/node-2', 'runtime/node-2'],
+  ]);
+  t.is(hosts(ids, 'nodes:1').hostCount, 1);
+  t.throws(() => parsePlacement('nodes:0'), { instanceOf: InvalidConfigError });
+});
+
 test('malformed placements are rejected', (t) => {
   for (const p of ['shards:0', 'shards:', 'shards:-1', 'perActor', '']) t.throws(() => parsePlacement(p), { instanceOf: InvalidConfigError });
 });

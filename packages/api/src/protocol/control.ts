@@ -27,9 +27,10 @@ export type TraceFilter = 'all' | 'none' | readonly string[];
 
 /**
  * Where actors run: `single` (one host thread), `per-actor` (one host thread per actor), or
- * `shards:N` (N host threads; see packages/sim/src/placement.ts for the assignment).
+ * `shards:N` (N host threads) or `nodes:N` (N host threads, each node's actors together, the
+ * control plane on its own); see packages/sim/src/placement.ts for the assignment.
  */
-export type Placement = 'single' | 'per-actor' | `shards:${number}`;
+export type Placement = 'single' | 'per-actor' | `shards:${number}` | `nodes:${number}`;
 
 /**
  * An envelope as it crosses threads: actor indices (positions in the sorted list of all actor

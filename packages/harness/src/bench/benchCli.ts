@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { SingleBar } from 'cli-progress';
 import { type Command, InvalidArgumentError } from 'commander';
 import { runBenchPlan, type BenchFigures, type BenchProgress } from './runBench.js';
-import { churnPlan, stormPlan } from './stormPlan.js';
+import { BENCH_NETWORK_US, churnPlan, stormPlan } from './stormPlan.js';
 
 export interface BenchIo {
   out(line: string): void;
@@ -30,7 +30,7 @@ function parseSeed(v: string): number {
   return Number(v);
 }
 function parsePlacement(v: string): string {
-  if (!/^(single|per-actor|shards:[1-9]\d*)$/.test(v)) throw new InvalidArgumentError('expected single, per-actor or shards:N.');
+  if (!/^(single|per-actor|(shards|nodes):[1-9]\d*)$/.test(v)) throw new InvalidArgumentError('expected single, per-actor, shards:N or nodes:N.');
   return v;
 }
 function parseSizes(v: string): number[] {
@@ -113,15 +113,17 @@ interface CommonFlags {
   controlPlaneQps?: number;
   events?: boolean;
   rawMessages: number;
+  networkUs: number;
 }
 
 function addCommon(c: Command): Command {
   return c
     .option('--containers <c>', 'containers per pod', positiveInt('--containers'), 1)
     .option('--seed <s>', 'run seed', parseSeed, 1)
-    .option('--placement <p>', 'single | per-actor | shards:N', parsePlacement, 'single')
+    .option('--placement <p>', 'single | per-actor | shards:N | nodes:N (each node\'s kubelet + runtime together, control plane on its own thread)', parsePlacement, 'single')
     .option('--control-plane-qps <q>', 'kube-controller-manager / kube-scheduler client QPS (default: unthrottled)', positiveNumber('--control-plane-qps'))
     .option('--events', 'keep kubelet Events on (default off)')
+    .option('--network-us <µs>', 'one-way minimum latency kubelet ↔ apiserver, µs (control plane ↔ apiserver: half; kubelet ↔ runtime: 100)', positiveInt('--network-us'), BENCH_NETWORK_US)
     .option('--raw-messages <n>', 'messages per side in the raw transport measurement', positiveInt('--raw-messages'), 200_000)
     .option('--json', 'print ONE JSON line instead of the table');
 }
@@ -137,7 +139,7 @@ export function registerBenchCommands(program: Command, io: BenchIo, done: (code
       .option('--nodes <n>', 'nodes', positiveInt('--nodes'), 1000)
       .option('--pods-per-node <p>', 'pods per node', positiveInt('--pods-per-node'), 100),
   ).action(async (o: CommonFlags & { nodes: number; podsPerNode: number }) => {
-    const plan = stormPlan({ nodes: o.nodes, podsPerNode: o.podsPerNode, containers: o.containers, seed: o.seed, placement: o.placement, controlPlaneQps: o.controlPlaneQps, events: o.events });
+    const plan = stormPlan({ nodes: o.nodes, podsPerNode: o.podsPerNode, containers: o.containers, seed: o.seed, placement: o.placement, controlPlaneQps: o.controlPlaneQps, events: o.events, networkUs: o.networkUs });
     const f = await runBenchPlan(plan, { progress: progressBar(), rawMessages: o.rawMessages });
     if (o.json) io.out(JSON.stringify({ ...f, containers: o.containers, podsPerNode: o.podsPerNode }));
     else for (const l of formatFigures(f, o.containers)) io.out(l);
@@ -163,6 +165,7 @@ export function registerBenchCommands(program: Command, io: BenchIo, done: (code
       placement: o.placement,
       controlPlaneQps: o.controlPlaneQps,
       events: o.events,
+      networkUs: o.networkUs,
     });
     const f = await runBenchPlan(plan, { progress: progressBar(), rawMessages: o.rawMessages });
     if (o.json) io.out(JSON.stringify({ ...f, containers: o.containers, rate: o.rate, durationS: o.duration, lifetimeS: o.lifetime }));
@@ -184,6 +187,7 @@ export function registerBenchCommands(program: Command, io: BenchIo, done: (code
       const args = ['bench', 'storm', '--json', '--nodes', String(nodes), '--pods-per-node', String(o.podsPerNode), '--containers', String(o.containers), '--seed', String(o.seed), '--placement', o.placement];
       if (o.controlPlaneQps !== undefined) args.push('--control-plane-qps', String(o.controlPlaneQps));
       if (o.events) args.push('--events');
+      args.push('--network-us', String(o.networkUs));
       args.push('--raw-messages', String(o.rawMessages));
       const f = await runChild(args);
       runs.push({ ...f, deleteWallUsPerPod: Math.round((f.deleteWallSeconds / f.pods) * 1e6 * 10) / 10, wallUsPerPod: Math.round((f.wallSeconds / f.pods) * 1e6 * 10) / 10 });

@@ -10,9 +10,9 @@
  * what the bench measures; at their default 20 / 50 QPS, 100k pods take over an hour to create).
  */
 import type { Container, Deployment, Pod } from '@podsim/api';
-import { US_PER_SECOND } from '@podsim/api';
+import { US_PER_SECOND, deriveStream } from '@podsim/api';
 import type { LatencyConfig } from '@podsim/sim';
-import { ACTOR_MODULES, DEFAULT_LINK, type ActorPlan } from '../scenario/compile.js';
+import { ACTOR_MODULES, type ActorPlan } from '../scenario/compile.js';
 import type { StormDriverConfig } from '../driver/stormDriver.js';
 
 export const STORM_DRIVER_MODULE = '@podsim/harness/actor/stormDriverActor';
@@ -20,6 +20,50 @@ export const BENCH_NAMESPACE = 'default';
 /** Largest ReplicaSet the bench creates (BurstReplicas: one RS sync creates ≤ 500 pods). */
 const PODS_PER_DEPLOYMENT = 500;
 const PAUSE_IMAGE = 'registry.k8s.io/pause:3.5';
+
+/**
+ * Kubelets boot at seeded times uniform in [0, this) (`startDelayUs`): a real cluster's kubelets
+ * started at different times, so their 1 s PLEG relists, 1 s sync loops, 2 s housekeeping and
+ * 10 s status syncs run out of phase (with every kubelet started at 0, 60 % of the deletion
+ * phase's events fell in the first 10 ms of each second). The load starts once every node has
+ * booted and registered ({@link LOAD_START_US}).
+ */
+export const KUBELET_START_SPREAD_US = 10 * US_PER_SECOND;
+/** When the driver starts the load: every kubelet has started and registered its Node by then. */
+export const LOAD_START_US = KUBELET_START_SPREAD_US + US_PER_SECOND;
+
+/** Default one-way minimum latency of a network link of the bench cluster (kubelet ↔ apiserver), µs. */
+export const BENCH_NETWORK_US = 1_000;
+/** One-way minimum latency kubelet ↔ its CRI runtime (gRPC over a unix socket on the node), µs. */
+export const BENCH_NODE_LOCAL_US = 100;
+
+/**
+ * Link latencies of the bench cluster. A real kubelet reaches the apiserver over the network
+ * (often through a load balancer in front of an HA control plane): a same-zone round trip is
+ * ~0.2–0.5 ms, a cross-zone one ~1–2 ms, plus TLS / HTTP/2 framing; `networkUs` (default 1 ms
+ * one way, + up to half of it as jitter) sits in that range. The controller manager, scheduler
+ * and driver reach the apiserver inside the control plane at half that; the kubelet and its
+ * runtime share the node (100 µs + 50 µs). The node-local link never crosses host threads under
+ * `nodes:N`, so the lookahead between threads is the network latency.
+ */
+export function benchLatency(networkUs = BENCH_NETWORK_US): LatencyConfig {
+  const net = { minUs: networkUs, jitterUs: Math.floor(networkUs / 2) };
+  const cp = { minUs: Math.max(1, Math.floor(networkUs / 2)), jitterUs: Math.floor(networkUs / 4) };
+  const local = { minUs: BENCH_NODE_LOCAL_US, jitterUs: BENCH_NODE_LOCAL_US / 2 };
+  return {
+    default: net,
+    links: [
+      { from: 'kubelet/*', to: 'runtime/*', ...local },
+      { from: 'runtime/*', to: 'kubelet/*', ...local },
+      { from: 'kube-controller-manager', to: 'apiserver', ...cp },
+      { from: 'apiserver', to: 'kube-controller-manager', ...cp },
+      { from: 'kube-scheduler', to: 'apiserver', ...cp },
+      { from: 'apiserver', to: 'kube-scheduler', ...cp },
+      { from: 'driver', to: 'apiserver', ...cp },
+      { from: 'apiserver', to: 'driver', ...cp },
+    ],
+  };
+}
 
 export interface StormOptions {
   readonly nodes: number;
@@ -31,6 +75,8 @@ export interface StormOptions {
   readonly controlPlaneQps?: number;
   /** Keep kubelet Events on (default off). */
   readonly events?: boolean;
+  /** One-way minimum latency of the network links, µs (default {@link BENCH_NETWORK_US}; see {@link benchLatency}). */
+  readonly networkUs?: number;
 }
 
 export interface ChurnOptions extends Omit<StormOptions, 'podsPerNode'> {
@@ -93,6 +139,7 @@ function clusterActors(opts: Omit<StormOptions, 'podsPerNode'>, podsPerNode: num
     { id: 'kube-controller-manager', module: ACTOR_MODULES.controllerManager, config: control },
     { id: 'kube-scheduler', module: ACTOR_MODULES.scheduler, config: control },
   ];
+  const boot = deriveStream(opts.seed, 'bench:kubelet-start');
   for (let i = 0; i < opts.nodes; i++) {
     const n = nodeName(i, opts.nodes);
     actors.push({
@@ -102,6 +149,7 @@ function clusterActors(opts: Omit<StormOptions, 'podsPerNode'>, podsPerNode: num
         nodeName: n,
         nodeIP: `10.0.${Math.floor(i / 250)}.${(i % 250) + 1}`,
         eventsEnabled: opts.events ?? false,
+        startDelayUs: boot.int(KUBELET_START_SPREAD_US),
         capacity: { cpu: '1000', memory: '4Ti', pods: capacityPods, 'ephemeral-storage': '100Gi' },
       },
     });
@@ -121,8 +169,8 @@ export function stormPlan(opts: StormOptions): BenchPlan {
   }
   // Creation is bounded by the kubelets' 5 QPS (a few requests per pod) and deletion by the
   // same plus the grace periods: allow generously, the driver stops the run as soon as it is done.
-  const timeoutUs = (600 + 4 * opts.podsPerNode) * US_PER_SECOND;
-  const driver: StormDriverConfig = { mode: 'storm', namespace: BENCH_NAMESPACE, deployments, pods, timeoutUs };
+  const timeoutUs = LOAD_START_US + (600 + 4 * opts.podsPerNode) * US_PER_SECOND;
+  const driver: StormDriverConfig = { mode: 'storm', namespace: BENCH_NAMESPACE, deployments, pods, timeoutUs, startAtUs: LOAD_START_US };
   return {
     name: 'storm',
     seed: opts.seed,
@@ -130,7 +178,7 @@ export function stormPlan(opts: StormOptions): BenchPlan {
     nodes: opts.nodes,
     pods,
     actors: [...clusterActors(opts, opts.podsPerNode), { id: 'driver', module: STORM_DRIVER_MODULE, config: driver }],
-    latency: { default: DEFAULT_LINK },
+    latency: benchLatency(opts.networkUs),
     maxVirtualUs: timeoutUs + 60 * US_PER_SECOND,
   };
 }
@@ -146,7 +194,7 @@ export function churnPlan(opts: ChurnOptions): BenchPlan {
     metadata: { generateName: 'churn-', namespace: BENCH_NAMESPACE, labels, annotations },
     spec,
   } as Pod;
-  const durationUs = opts.durationS * US_PER_SECOND;
+  const durationUs = LOAD_START_US + opts.durationS * US_PER_SECOND;
   const timeoutUs = durationUs + (600 + opts.lifetimeS) * US_PER_SECOND;
   const driver: StormDriverConfig = {
     mode: 'churn',
@@ -154,6 +202,7 @@ export function churnPlan(opts: ChurnOptions): BenchPlan {
     deployments: [],
     pods,
     timeoutUs,
+    startAtUs: LOAD_START_US,
     churn: { ratePerSecond: opts.rate, durationUs, lifetimeUs: opts.lifetimeS * US_PER_SECOND, template },
   };
   const perNode = Math.ceil((opts.rate * (opts.lifetimeS + 60)) / Math.max(1, opts.nodes));
@@ -164,7 +213,7 @@ export function churnPlan(opts: ChurnOptions): BenchPlan {
     nodes: opts.nodes,
     pods,
     actors: [...clusterActors(opts, perNode), { id: 'driver', module: STORM_DRIVER_MODULE, config: driver }],
-    latency: { default: DEFAULT_LINK },
+    latency: benchLatency(opts.networkUs),
     maxVirtualUs: timeoutUs + 60 * US_PER_SECOND,
   };
 }

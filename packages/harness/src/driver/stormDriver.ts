@@ -24,9 +24,12 @@ export interface StormDriverConfig {
   readonly pods: number;
   /** Virtual µs after which the storm gives up (pods never ready / never gone). */
   readonly timeoutUs: number;
+  /** Virtual µs at which the load starts (Deployments created, churn begins): after every node has booted. Default 0. */
+  readonly startAtUs?: number;
   /** Churn: pods created (and deleted) per virtual second, the pod template, and for how long. */
   readonly churn?: {
     readonly ratePerSecond: number;
+    /** Virtual µs at which creations stop (they start at `startAtUs`). */
     readonly durationUs: number;
     /** A pod stays this long after it is Running before its DELETE. */
     readonly lifetimeUs: number;
@@ -77,7 +80,7 @@ interface PodTrack {
   scheduled: boolean;
 }
 
-type Timer = { readonly t: 'delete' } | { readonly t: 'timeout' } | { readonly t: 'churnCreate' } | { readonly t: 'churnDelete'; readonly uid: string };
+type Timer = { readonly t: 'begin' } | { readonly t: 'delete' } | { readonly t: 'timeout' } | { readonly t: 'churnCreate' } | { readonly t: 'churnDelete'; readonly uid: string };
 
 function isReady(p: Pod): boolean {
   if (p.status?.phase !== 'Running') return false;
@@ -114,6 +117,12 @@ export class StormDriver {
       if (r.code !== 200) throw new Error(`bench driver: pod watch refused: ${r.code}`);
     });
     ctx.setTimer(this.config.timeoutUs, { t: 'timeout' } satisfies Timer);
+    if ((this.config.startAtUs ?? 0) > 0) ctx.setTimer(this.config.startAtUs!, { t: 'begin' } satisfies Timer);
+    else this.begin(ctx);
+  }
+
+  /** Creates the Deployments (storm) or starts the creations (churn). */
+  private begin(ctx: ActorContext): void {
     if (this.config.mode === 'churn') {
       ctx.setTimer(0, { t: 'churnCreate' } satisfies Timer);
       return;
@@ -191,6 +200,8 @@ export class StormDriver {
   onTimer(ctx: ActorContext, payload: unknown): void {
     const p = payload as Timer;
     switch (p.t) {
+      case 'begin':
+        return this.begin(ctx);
       case 'delete':
         return this.massDelete(ctx);
       case 'timeout':

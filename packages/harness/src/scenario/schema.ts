@@ -17,7 +17,7 @@ export const zDuration = z
 
 const zName = z.string().regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, { message: 'expected a DNS-1123 name (lowercase letters, digits, - and .)' });
 
-const zPlacement = z.string().regex(/^(single|per-actor|shards:[1-9]\d*)$/, { message: 'expected single, per-actor or shards:N' });
+const zPlacement = z.string().regex(/^(single|per-actor|(shards|nodes):[1-9]\d*)$/, { message: 'expected single, per-actor, shards:N or nodes:N' });
 
 const zLink = z.strictObject({ min: zDuration, jitter: zDuration.optional() });
 

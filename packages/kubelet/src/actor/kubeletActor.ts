@@ -124,7 +124,9 @@ export function createActor(id: string, config: unknown): Actor {
       // The previous incarnation's watch would keep sending to this actor id.
       if (c.incarnation > 1) c.send(APISERVER_ACTOR, { type: 'ApiUnwatch', watchId: `${id}#${c.incarnation - 1}-pods` } as Message);
       kubelet = new Kubelet(env, cfg, prefix);
-      kubelet.start();
+      // startDelayUs: the node boots later (nothing is addressed to it before: no watch yet).
+      if (c.incarnation === 1 && cfg.startDelayUs > 0) env.setTimer(cfg.startDelayUs, () => kubelet.start());
+      else kubelet.start();
     },
     receive(c, e) {
       ctx = c;
