@@ -52,3 +52,13 @@ test('a small churn deletes every pod it created', async (t) => {
   t.is(f.lost, 0);
   t.is(f.violations, 0, f.violationSamples.join('\n'));
 });
+
+test('bench storm --nodes 1 --pods-per-node 1: no latency percentile exceeds the maximum (p50 read 5.734 s, max 5.731 s)', async (t) => {
+  t.timeout(120_000);
+  const plan = stormPlan({ nodes: 1, podsPerNode: 1, containers: 1, seed: 1, placement: 'single' });
+  const f = await runBenchPlan(plan, { skipRaw: true });
+  t.is(f.deleted, 1);
+  t.true(f.deleteLatencyMax > 0);
+  for (const p of [f.deleteLatencyP50, f.deleteLatencyP90, f.deleteLatencyP99]) t.true(p <= f.deleteLatencyMax, `p ${p} > max ${f.deleteLatencyMax}`);
+  t.is(f.deleteLatencyP50, f.deleteLatencyMax, 'one deletion: every percentile is that deletion');
+});
