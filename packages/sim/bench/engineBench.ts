@@ -4,19 +4,19 @@
  * - fan-out: ≥ 200 actors with timers and request/reply on 2 host threads (shards:2) →
  *   engineMsgsPerSec; the same actors on 1 thread → singleMsgsPerSec;
  * - raw: the same envelopes (same body shape, same batch codec, the engine's mean batch size)
- *   exchanged both ways between 2 threads over one MessagePort → rawMsgsPerSec; ratio =
- *   engineMsgsPerSec / rawMsgsPerSec;
+ *   exchanged both ways between 2 threads over one MessagePort (src/rawTransport.ts) →
+ *   rawMsgsPerSec; ratio = engineMsgsPerSec / rawMsgsPerSec;
  * - sparse: a kubelet-like 1 s relist of 127 actors against one hub on 4 host threads →
  *   windowsPerSec;
  * - determinism: a smaller fan-out under single, per-actor and shards:2 → the three digests.
  * Timings are reported, never asserted. SEED (env) picks the seed.
  */
 import { loadavg } from 'node:os';
-import { MessageChannel, Worker } from 'node:worker_threads';
 import type { ActorSpec } from '@podsim/api';
 import type { LatencyConfig, Placement } from '@podsim/api/protocol/control';
 import { Simulation, type SimulationMetrics } from '../src/index.js';
-import { peerId, type FanoutConfig, type RelisterConfig } from './benchActors.js';
+import { measureRawTransport } from '../src/rawTransport.js';
+import { makeGet, peerId, type FanoutConfig, type RelisterConfig } from './benchActors.js';
 
 const seed = Number(process.env.SEED ?? 1);
 const ACTORS = new URL('./benchActors.js', import.meta.url).href;
@@ -63,40 +63,6 @@ async function runEngine(actors: ActorSpec[], placement: Placement): Promise<Eng
   }
 }
 
-/** Both directions at once between two threads; returns messages per second (both ways). */
-async function rawOnce(messagesPerSide: number, batch: number): Promise<number> {
-  const ch = new MessageChannel();
-  const url = new URL('./rawWorker.js', import.meta.url);
-  const sab = new SharedArrayBuffer(6 * 4);
-  const workers = [ch.port1, ch.port2].map(
-    (port, side) =>
-      new Worker(url, { workerData: { side, port, sab, messages: messagesPerSide, batch, inFlight: 16, spin: 3_000 }, transferList: [port] }),
-  );
-  try {
-    // Start both sides together, once both are ready.
-    await Promise.all(workers.map((w) => new Promise((resolve) => w.once('message', resolve))));
-    const done = workers.map(
-      (w) =>
-        new Promise<{ ms: number }>((resolve, reject) => {
-          w.once('message', resolve);
-          w.once('error', reject);
-        }),
-    );
-    for (const w of workers) w.postMessage('go');
-    const res = await Promise.all(done);
-    return (2 * messagesPerSide) / (Math.max(...res.map((r) => r.ms)) / 1000);
-  } finally {
-    await Promise.all(workers.map((w) => w.terminate()));
-  }
-}
-
-/** The raw rate: one warm-up, then the median of three runs (the machine is noisy). */
-async function runRaw(messagesPerSide: number, batch: number): Promise<number> {
-  await rawOnce(Math.ceil(messagesPerSide / 4), batch);
-  const runs = [await rawOnce(messagesPerSide, batch), await rawOnce(messagesPerSide, batch), await rawOnce(messagesPerSide, batch)];
-  return runs.sort((a, b) => a - b)[1];
-}
-
 const round = (x: number) => Math.round(x);
 const tStart = performance.now();
 const loadBefore = Number(loadavg()[0].toFixed(2));
@@ -108,7 +74,8 @@ const fanShards = await runEngine(fanoutActors(FANOUT_N, FANOUT_US), 'shards:2')
 const fanSingle = await runEngine(fanoutActors(FANOUT_N, FANOUT_US), 'single');
 const engineMsgsPerSec = fanShards.metrics.messages / fanShards.wallSeconds;
 const meanBatch = Math.max(1, Math.round(fanShards.metrics.remoteMessages / fanShards.metrics.hosts.reduce((s, h) => s + h.batchesSent, 0)));
-const rawMsgsPerSec = await runRaw(Math.min(400_000, Math.ceil(fanShards.metrics.remoteMessages / 2)), meanBatch);
+// The raw rate with the fan-out actors' own body shape (src/rawTransport.ts).
+const rawMsgsPerSec = await measureRawTransport(meanBatch, Math.min(400_000, Math.ceil(fanShards.metrics.remoteMessages / 2)), makeGet(0, 'w000'));
 
 // Sparse: 127 relisters + hub for 60 virtual seconds on 4 host threads.
 const SPARSE_S = Number(process.env.SPARSE_S ?? 60);
