@@ -6,12 +6,12 @@
  * the controller manager builds one client per controller). Controllers start once every
  * informer they use has synced.
  */
-import type { Actor, ActorContext, Deployment, Envelope, Node, Pod, ReplicaSet } from '@podsim/api';
+import type { Actor, Deployment, Node, Pod, ReplicaSet } from '@podsim/api';
 import { DeploymentController } from '../deployment/deploymentController.js';
 import { GarbageCollector } from '../garbagecollector/garbageCollector.js';
 import { PodGCController } from '../podgc/gcController.js';
 import { ReplicaSetController } from '../replicaset/replicaSet.js';
-import { ActorShell, DEFAULT_REQUEST_TIMEOUT_US, type ApiConnectionConfig } from './shell.js';
+import { shellActor, type ApiConnectionConfig } from './shell.js';
 
 export type ControllerName = 'replicaset' | 'deployment' | 'podgc' | 'garbagecollector';
 
@@ -61,15 +61,10 @@ export interface ControllerManagerState {
 export function createActor(_id: string, config: unknown): Actor {
   const cfg = checkConfig(config);
   const enabled = new Set(cfg.controllers ?? ALL);
-  let shell: ActorShell;
   const state: { -readonly [K in keyof ControllerManagerState]: ControllerManagerState[K] } = {};
   const actor: Actor & { state: ControllerManagerState } = {
     state,
-    start(ctx: ActorContext) {
-      shell = new ActorShell(ctx, cfg.requestTimeoutUs ?? DEFAULT_REQUEST_TIMEOUT_US, {
-        minWatchTimeoutUs: cfg.minWatchTimeoutUs,
-        connectionLossesUs: cfg.apiConnectionLossesUs,
-      });
+    ...shellActor(cfg, (shell) => {
       const qps = cfg.kubeAPIQPS ?? DEFAULT_KUBE_API_QPS;
       const burst = cfg.kubeAPIBurst ?? DEFAULT_KUBE_API_BURST;
       let pending = 0;
@@ -124,14 +119,7 @@ export function createActor(_id: string, config: unknown): Actor {
           c.attemptToOrphan.start();
         });
       }
-      shell.startReflectors();
-    },
-    receive(_ctx: ActorContext, env: Envelope) {
-      shell.receive(env);
-    },
-    onTimer(_ctx: ActorContext, _payload: unknown, id: number) {
-      shell.onTimer(id);
-    },
+    }),
   };
   return actor;
 }

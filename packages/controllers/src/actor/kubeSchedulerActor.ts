@@ -4,9 +4,9 @@
  * KubeSchedulerConfiguration defaults (qps 50, burst 100). Scheduling starts once both
  * informers have synced.
  */
-import type { Actor, ActorContext, Envelope, Node, Pod } from '@podsim/api';
+import type { Actor, Node, Pod } from '@podsim/api';
 import { Scheduler, type SchedulerOptions } from '../scheduler/scheduler.js';
-import { ActorShell, DEFAULT_REQUEST_TIMEOUT_US, type ApiConnectionConfig } from './shell.js';
+import { shellActor, type ApiConnectionConfig } from './shell.js';
 
 export interface KubeSchedulerConfig extends SchedulerOptions, ApiConnectionConfig {
   /** Client QPS (default 50; ≤ 0 = unlimited). */
@@ -22,28 +22,14 @@ export const DEFAULT_SCHEDULER_BURST = 100;
 export function createActor(_id: string, config: unknown): Actor {
   const cfg = (config ?? {}) as KubeSchedulerConfig;
   if (typeof cfg !== 'object') throw new Error(`kube-scheduler: config must be an object, got ${typeof config}`);
-  let shell: ActorShell;
-  const actor: Actor & { scheduler?: Scheduler } = {
-    start(ctx: ActorContext) {
-      shell = new ActorShell(ctx, cfg.requestTimeoutUs ?? DEFAULT_REQUEST_TIMEOUT_US, {
-        minWatchTimeoutUs: cfg.minWatchTimeoutUs,
-        connectionLossesUs: cfg.apiConnectionLossesUs,
-      });
-      let pending = 2;
-      const synced = () => {
-        if (--pending === 0) actor.scheduler!.start();
-      };
-      const pods = shell.informer<Pod>('pods', synced);
-      const nodes = shell.informer<Node>('nodes', synced);
-      actor.scheduler = new Scheduler(shell.env, pods, nodes, shell.client('kube-scheduler', cfg.kubeAPIQPS ?? DEFAULT_SCHEDULER_QPS, cfg.kubeAPIBurst ?? DEFAULT_SCHEDULER_BURST), cfg);
-      shell.startReflectors();
-    },
-    receive(_ctx: ActorContext, env: Envelope) {
-      shell.receive(env);
-    },
-    onTimer(_ctx: ActorContext, _payload: unknown, id: number) {
-      shell.onTimer(id);
-    },
-  };
+  const actor: Actor & { scheduler?: Scheduler } = shellActor(cfg, (shell) => {
+    let pending = 2;
+    const synced = () => {
+      if (--pending === 0) actor.scheduler!.start();
+    };
+    const pods = shell.informer<Pod>('pods', synced);
+    const nodes = shell.informer<Node>('nodes', synced);
+    actor.scheduler = new Scheduler(shell.env, pods, nodes, shell.client('kube-scheduler', cfg.kubeAPIQPS ?? DEFAULT_SCHEDULER_QPS, cfg.kubeAPIBurst ?? DEFAULT_SCHEDULER_BURST), cfg);
+  });
   return actor;
 }

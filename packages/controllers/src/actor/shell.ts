@@ -1,10 +1,11 @@
 /**
  * The thin part every podsim control-plane actor shares: a {@link ControllerEnv} over the
  * ActorContext (timers as closures keyed by timer id), the apiserver transport for
- * {@link ApiClient} (a missing reply becomes a 504 Timeout result), and routing of
- * `ApiWatchEvent`s to the reflectors that own their watch ids.
+ * {@link ApiClient} (a missing reply becomes a 504 Timeout result), routing of
+ * `ApiWatchEvent`s to the reflectors that own their watch ids, and the actor around it all
+ * ({@link shellActor}).
  */
-import type { ActorContext, ApiResult, ApiRequest, ApiWatchEvent, Envelope, KubeObject, Message, Status } from '@podsim/api';
+import type { Actor, ActorContext, ApiResult, ApiRequest, ApiWatchEvent, Envelope, KubeObject, Message, Status } from '@podsim/api';
 import { APISERVER_ACTOR, Clock } from '@podsim/api';
 import { ApiClient, type Transport } from '../client.js';
 import type { ControllerEnv } from '../env.js';
@@ -121,4 +122,29 @@ export class ActorShell {
     this.timers.delete(id);
     fn();
   }
+}
+
+/**
+ * The actor of a control-plane component: each incarnation's `start` builds a fresh
+ * {@link ActorShell} with the connection settings of `cfg`, lets `setup` create the informers,
+ * clients and controllers on it, then starts the reflectors; messages and timers go to the shell.
+ */
+export function shellActor(cfg: ApiConnectionConfig, setup: (shell: ActorShell) => void): Actor {
+  let shell: ActorShell;
+  return {
+    start(ctx: ActorContext) {
+      shell = new ActorShell(ctx, cfg.requestTimeoutUs ?? DEFAULT_REQUEST_TIMEOUT_US, {
+        minWatchTimeoutUs: cfg.minWatchTimeoutUs,
+        connectionLossesUs: cfg.apiConnectionLossesUs,
+      });
+      setup(shell);
+      shell.startReflectors();
+    },
+    receive(_ctx: ActorContext, env: Envelope) {
+      shell.receive(env);
+    },
+    onTimer(_ctx: ActorContext, _payload: unknown, id: number) {
+      shell.onTimer(id);
+    },
+  };
 }
