@@ -39,6 +39,14 @@ function col(name: string, type: string, description: string, priority = 0, form
   return { name, type, format, description, priority };
 }
 
+/**
+ * The wide columns every workload with a pod template ends with: CONTAINERS IMAGES SELECTOR
+ * (`layoutContainerCells` fills the first two); only the selector's description differs.
+ */
+function podTemplateColumns(selectorDescription: string): TableColumnDefinition[] {
+  return [col('Containers', 'string', DOC_CONTAINERS, 1), col('Images', 'string', DOC_IMAGES, 1), col('Selector', 'string', selectorDescription, 1)];
+}
+
 /** `podColumnDefinitions`. */
 export const POD_COLUMNS: readonly TableColumnDefinition[] = [
   col('Name', 'string', DOC_NAME, 0, 'name'),
@@ -106,13 +114,8 @@ export const REPLICASET_COLUMNS: readonly TableColumnDefinition[] = [
   ),
   col('Ready', 'integer', 'The number of ready replicas for this replica set.'),
   col('Age', 'string', DOC_CREATION),
-  col('Containers', 'string', DOC_CONTAINERS, 1),
-  col('Images', 'string', DOC_IMAGES, 1),
-  col(
-    'Selector',
-    'string',
+  ...podTemplateColumns(
     'Selector is a label query over pods that should match the replica count. If the selector is empty, it is defaulted to the labels present on the pod template. Label keys and values that must match in order to be controlled by this replica set. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors',
-    1,
   ),
 ];
 
@@ -123,14 +126,7 @@ export const DEPLOYMENT_COLUMNS: readonly TableColumnDefinition[] = [
   col('Up-to-date', 'string', 'Total number of non-terminated pods targeted by this deployment that have the desired template spec.'),
   col('Available', 'string', 'Total number of available pods (ready for at least minReadySeconds) targeted by this deployment.'),
   col('Age', 'string', DOC_CREATION),
-  col('Containers', 'string', DOC_CONTAINERS, 1),
-  col('Images', 'string', DOC_IMAGES, 1),
-  col(
-    'Selector',
-    'string',
-    'Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the ones affected by this deployment.',
-    1,
-  ),
+  ...podTemplateColumns('Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the ones affected by this deployment.'),
 ];
 
 /** `namespaceColumnDefinitions`. */
