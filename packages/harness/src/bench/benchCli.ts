@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { SingleBar } from 'cli-progress';
 import { type Command, InvalidArgumentError } from 'commander';
 import { runBenchPlan, type BenchFigures, type BenchProgress } from './runBench.js';
-import { BENCH_NETWORK_US, churnPlan, stormPlan } from './stormPlan.js';
+import { BENCH_NETWORK_US, churnPlan, stormPlan, type BenchPlan } from './stormPlan.js';
 
 export interface BenchIo {
   out(line: string): void;
@@ -132,6 +132,14 @@ function addCommon(c: Command): Command {
 export function registerBenchCommands(program: Command, io: BenchIo, done: (code: number) => void): void {
   const bench = program.command('bench').description('benchmarks: deletion throughput and latency at cluster scale');
 
+  /** Runs one plan in this process, prints its figures (the table, or one JSON line with `extra`), exits by its verdict. */
+  const runAndReport = async (plan: BenchPlan, o: CommonFlags, extra: Record<string, number>) => {
+    const f = await runBenchPlan(plan, { progress: progressBar(), rawMessages: o.rawMessages });
+    if (o.json) io.out(JSON.stringify({ ...f, containers: o.containers, ...extra }));
+    else for (const l of formatFigures(f, o.containers)) io.out(l);
+    done(f.ok ? 0 : 1);
+  };
+
   addCommon(
     bench
       .command('storm')
@@ -140,10 +148,7 @@ export function registerBenchCommands(program: Command, io: BenchIo, done: (code
       .option('--pods-per-node <p>', 'pods per node', positiveInt('--pods-per-node'), 100),
   ).action(async (o: CommonFlags & { nodes: number; podsPerNode: number }) => {
     const plan = stormPlan({ nodes: o.nodes, podsPerNode: o.podsPerNode, containers: o.containers, seed: o.seed, placement: o.placement, controlPlaneQps: o.controlPlaneQps, events: o.events, networkUs: o.networkUs });
-    const f = await runBenchPlan(plan, { progress: progressBar(), rawMessages: o.rawMessages });
-    if (o.json) io.out(JSON.stringify({ ...f, containers: o.containers, podsPerNode: o.podsPerNode }));
-    else for (const l of formatFigures(f, o.containers)) io.out(l);
-    done(f.ok ? 0 : 1);
+    await runAndReport(plan, o, { podsPerNode: o.podsPerNode });
   });
 
   addCommon(
@@ -167,10 +172,7 @@ export function registerBenchCommands(program: Command, io: BenchIo, done: (code
       events: o.events,
       networkUs: o.networkUs,
     });
-    const f = await runBenchPlan(plan, { progress: progressBar(), rawMessages: o.rawMessages });
-    if (o.json) io.out(JSON.stringify({ ...f, containers: o.containers, rate: o.rate, durationS: o.duration, lifetimeS: o.lifetime }));
-    else for (const l of formatFigures(f, o.containers)) io.out(l);
-    done(f.ok ? 0 : 1);
+    await runAndReport(plan, o, { rate: o.rate, durationS: o.duration, lifetimeS: o.lifetime });
   });
 
   addCommon(
