@@ -196,6 +196,20 @@ test('a SIGTERM while the preStop hook is still being waited for is a violation'
   t.deepEqual(violations(r), []);
 });
 
+test('a preStop wait cut short by a kubelet crash ends at the crash: the restarted kubelet re-runs the hook and its SIGTERM is no violation', (t) => {
+  // restart-prestop.yaml: delete at 5 s, preStop `sleep 20`, kubeletRestart at 6 s for 3 s; the
+  // new kubelet waited for the hook again from 9 s and sent SIGTERM at 29 s, which the checker
+  // blamed on the crashed incarnation's preStop span (never ended).
+  const r = good();
+  const i = at(r, (x) => x.kind === 'cri.signal');
+  r.splice(i, 0, { t: 10.5 * S, actor: 'kubelet/node-1', kind: 'kubelet.preStop', data: { podUid: 'u1', container: 'app', ph: 'B', span: 8 } });
+  r.splice(i + 1, 0, { t: 10.52 * S, actor: 'kubelet/node-1', kind: 'engine.crash' });
+  t.deepEqual(violations(r), []);
+  // Without the crash, the same unended span still guards its container.
+  r.splice(i + 1, 1);
+  t.deepEqual(violations(r), ['prestop-before-sigterm']);
+});
+
 test('a client DELETE that the apiserver turned into grace 0 (spec terminationGracePeriodSeconds 0, C06) is a force delete, not a removal while running', (t) => {
   // The pod's container still runs when the object goes: the request carried no grace, but the
   // graceful-delete update written just before DELETED has dgps 0 (CheckGracefulDelete took TGPS 0).

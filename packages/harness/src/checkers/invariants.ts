@@ -225,10 +225,13 @@ export const INVARIANTS: readonly Invariant[] = [
       const out: Violation[] = [];
       for (const s of m.spansOf('kubelet.preStop')) {
         const container = s.data.container;
+        // A kubelet that crashed while waiting for the hook waits no longer: its restarted
+        // incarnation runs the hook again and then stops the container (spec §15).
+        const end = s.end ?? (m.crashes.get(s.actor) ?? []).find((c) => c >= s.begin);
         for (const p of m.processesOf(s.podUid)) {
           if (p.container !== container || p.startedAt > s.begin) continue;
           for (const sig of p.signals) {
-            if (sig.signal === 'SIGTERM' && sig.t >= s.begin && (s.end === undefined || sig.t < s.end)) {
+            if (sig.signal === 'SIGTERM' && sig.t >= s.begin && (end === undefined || sig.t < end)) {
               out.push({ invariant: this.id, t: sig.t, message: `SIGTERM to ${p.pod}/${p.container} at ${sec(sig.t)} while its preStop (from ${sec(s.begin)}) was still running` });
             }
           }
