@@ -7,7 +7,7 @@
  * the failing pod's timeline, exports the trace, and shrinks the faults and steps (ddmin).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { basename, dirname, extname, join } from 'node:path';
 import { SingleBar } from 'cli-progress';
 import { InvalidArgumentError, Option, type Command } from 'commander';
@@ -41,11 +41,34 @@ export function parseFaultLevel(v: string): number {
 export function parseSeedRange(v: string): [number, number] {
   const m = /^(\d+)\.\.(\d+)$/.exec(v);
   if (!m || Number(m[1]) > Number(m[2]) || Number(m[2]) > 2 ** 32 - 1) throw new InvalidArgumentError('expected A..B with 0 ≤ A ≤ B < 2^32, e.g. 1..200.');
+  if (Number(m[2]) - Number(m[1]) + 1 > MAX_EXPLORE_SEEDS) {
+    throw new InvalidArgumentError(`expected at most ${MAX_EXPLORE_SEEDS} seeds per run (split a larger hunt into several ranges).`);
+  }
   return [Number(m[1]), Number(m[2])];
 }
 
 function positiveInt(v: string): number {
   if (!/^[1-9]\d*$/.test(v)) throw new InvalidArgumentError('expected a positive integer.');
+  return Number(v);
+}
+
+/**
+ * The most seeds one `explore` runs: every seed is queued on the pool at once and its result
+ * kept, so `--count 100000000` ran out of memory (and `--seeds 0..4294967295` threw a RangeError)
+ * before the first seed. 100,000 seeds is hours of work; split larger hunts into ranges.
+ */
+export const MAX_EXPLORE_SEEDS = 100_000;
+/** The most worker threads `--workers` may ask for (each one is a whole simulation's worth of memory). */
+export const MAX_WORKERS = 256;
+
+function seedCount(v: string): number {
+  const n = positiveInt(v);
+  if (n > MAX_EXPLORE_SEEDS) throw new InvalidArgumentError(`expected at most ${MAX_EXPLORE_SEEDS} seeds per run (split a larger hunt into --seeds ranges).`);
+  return n;
+}
+
+function workerCount(v: string): number {
+  if (!/^[1-9]\d*$/.test(v) || Number(v) > MAX_WORKERS) throw new InvalidArgumentError(`expected an integer from 1 to ${MAX_WORKERS}.`);
   return Number(v);
 }
 
@@ -127,8 +150,8 @@ export function registerExploreCommands(program: Command, io: ExploreIo, done: (
     .description("run a scenario once per seed with the faults each seed draws from the scenario's explore section; list the failing seeds")
     .argument('<file>', 'scenario file (YAML) with an explore: section')
     .option('--seeds <a..b>', 'seeds to run, inclusive (default 1..100)', parseSeedRange)
-    .option('--count <n>', 'run seeds 1..n', positiveInt)
-    .option('--workers <w>', 'parallel simulations (default: the number of cores)', positiveInt)
+    .option('--count <n>', `run seeds 1..n (n ≤ ${MAX_EXPLORE_SEEDS})`, seedCount)
+    .option('--workers <w>', `parallel simulations (default: the number of cores; never more than the seeds; at most ${MAX_WORKERS})`, workerCount)
     .option('--faults <level>', 'scale every fault rate: a number or none | low | medium | high (default 1)', parseFaultLevel, 1)
     .option('--json <out>', 'write every seed result as JSON to this file')
     .option('--no-progress', 'no progress bar on stderr')
@@ -143,7 +166,8 @@ export function registerExploreCommands(program: Command, io: ExploreIo, done: (
       if (!sc.doc.explore) io.err(`${file}: warning: no explore: section, so every seed runs without faults (and without the liveness check)`);
       const [a, b] = o.seeds ?? [1, o.count ?? 100];
       const seeds = Array.from({ length: b - a + 1 }, (_, i) => a + i);
-      const pool = new SeedPool(o.workers);
+      // More threads than seeds would only idle (and --workers 100000 started 100000 of them).
+      const pool = new SeedPool(Math.min(o.workers ?? availableParallelism(), seeds.length));
       io.out(`explore ${file}: seeds ${a}..${b}, faults level ${o.faults}, ${pool.workers} worker${pool.workers === 1 ? '' : 's'}`);
       const bar = progress(seeds.length, o.progress && process.stderr.isTTY === true);
       try {
@@ -167,7 +191,7 @@ export function registerExploreCommands(program: Command, io: ExploreIo, done: (
     .option('--trace <out>', 'write the run as a Chrome trace (Perfetto, chrome://tracing)')
     .option('--shrink', 'remove faults, then steps, while the same invariant still fails; write the result as a scenario file')
     .option('--out <file>', 'where --shrink writes the scenario (default: a temporary folder)')
-    .option('--workers <w>', 'parallel simulations while shrinking (default: the number of cores)', positiveInt)
+    .option('--workers <w>', `parallel simulations while shrinking (default: the number of cores; at most ${MAX_WORKERS})`, workerCount)
     .option('--json <out>', 'write the seed result as JSON to this file')
     .addOption(new Option('--engine <kind>', 'threads (worker threads) or local (one thread, no workers)').choices(['threads', 'local']).default('local'))
     .action(async (file: string, o: { seed: number; faults: number; trace?: string; shrink?: boolean; out?: string; workers?: number; json?: string; engine: EngineKind }) => {
