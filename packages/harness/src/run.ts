@@ -22,7 +22,10 @@ export interface RunOptions extends PlanOptions, EngineOptions {}
 
 /** One timeline step as it went. */
 export interface StepResult {
+  /** Position in the expanded timeline (0-based; a `repeat` counts each copy). */
   readonly index: number;
+  /** Line of the step in the scenario file (1-based). */
+  readonly line?: number;
   readonly id?: string;
   readonly kind: string;
   readonly summary: string;
@@ -30,6 +33,8 @@ export interface StepResult {
   readonly endUs?: number;
   readonly ok: boolean;
   readonly error?: string;
+  /** What kubectl printed for the step (`pod "p" deleted`, the force-delete warning …), in order. */
+  readonly output?: readonly string[];
 }
 
 export interface RunReport {
@@ -68,9 +73,14 @@ export function replayCommand(file: string, seed: number, placement: string): st
   return `pnpm podsim run ${file} --seed ${seed} --placement ${placement}`;
 }
 
-/** How a failed step reads in a report: `step #4 (del) wait failed: timed out after 5s …`. */
+/** How a failed step reads in a report: `step at line 12 (del) wait failed: timed out after 5s …`. */
 export function stepFailure(s: StepResult): string {
-  return `step #${s.index}${s.id ? ` (${s.id})` : ''} ${s.kind} failed: ${s.error ?? 'not finished'}`;
+  return `${stepName(s)}${s.id ? ` (${s.id})` : ''} ${s.kind} failed: ${s.error ?? 'not finished'}`;
+}
+
+/** `step at line 12` (the file's line), or `step #4` (the expanded timeline's index) without one. */
+function stepName(s: { readonly index: number; readonly line?: number }): string {
+  return s.line !== undefined ? `step at line ${s.line}` : `step #${s.index}`;
 }
 
 /** How a failed expectation reads in a report: `expectation timing failed: expected …; …`. */
@@ -111,7 +121,7 @@ export function judge(plan: RunPlan, res: EngineResult): { report: RunReport; mo
   }
   const done = new Set(steps.map((s) => s.index));
   if (!res.failure && res.end === 'stopped') {
-    for (const s of plan.driver.steps) if (!done.has(s.index)) failures.push(`step #${s.index} (${s.kind}) never ran`);
+    for (const s of plan.driver.steps) if (!done.has(s.index)) failures.push(`${stepName(s)} (${s.kind}) never ran`);
   }
   for (const s of steps) if (!s.ok) failures.push(stepFailure(s));
   for (const e of expectations) if (!e.ok) failures.push(expectationFailure(e));
@@ -153,17 +163,17 @@ export function judge(plan: RunPlan, res: EngineResult): { report: RunReport; mo
  */
 function stepResults(m: TraceModel, planned: readonly DriverStep[]): StepResult[] {
   const out: StepResult[] = [];
-  const open = new Map<number, { index: number; id?: string; kind: string; summary: string; startUs: number }>();
+  const open = new Map<number, { index: number; line?: number; id?: string; kind: string; summary: string; startUs: number }>();
   for (const r of m.driverSteps) {
-    const d = (r.data ?? {}) as { index: number; id?: string; step: string; ph: string; span: number; ok?: boolean; error?: string };
+    const d = (r.data ?? {}) as { index: number; id?: string; step: string; ph: string; span: number; ok?: boolean; error?: string; output?: unknown[] };
     const plan = planned[d.index] as DriverStep | undefined;
     const summary = plan ? describe(plan, formatDuration) : r.msg.replace(/^#\d+ \S+ /, '');
-    if (d.ph === 'B') open.set(d.span, { index: d.index, ...(d.id ? { id: d.id } : {}), kind: d.step, summary, startUs: r.t });
+    if (d.ph === 'B') open.set(d.span, { index: d.index, ...(plan?.line !== undefined ? { line: plan.line } : {}), ...(d.id ? { id: d.id } : {}), kind: d.step, summary, startUs: r.t });
     else {
       const b = open.get(d.span);
       if (!b) continue;
       open.delete(d.span);
-      out.push({ ...b, endUs: r.t, ok: d.ok === true, ...(d.error !== undefined ? { error: d.error } : {}) });
+      out.push({ ...b, endUs: r.t, ok: d.ok === true, ...(d.error !== undefined ? { error: d.error } : {}), ...(d.output?.length ? { output: d.output.map(String) } : {}) });
     }
   }
   for (const b of open.values()) out.push({ ...b, ok: false, error: 'still running when the run ended' });

@@ -189,7 +189,7 @@ spec:
     { seed: 7 },
   );
   t.false(report.ok);
-  t.regex(report.failures.join('\n'), /step #1 wait failed: timed out after 5s waiting for ready/);
+  t.regex(report.failures.join('\n'), /step at line 5 wait failed: timed out after 5s waiting for ready/);
   t.is(report.replay, 'pnpm podsim run timeout.yaml --seed 7 --placement single');
   t.true(report.virtualSeconds >= 5 && report.virtualSeconds < 6);
 });
@@ -224,6 +224,30 @@ spec:
   t.is(error.summary, 'runtime/node-1 fails StopContainer (Unknown) for 20s');
   t.is(short.summary, '2m30s');
   t.is(short.endUs! - short.startUs, 150 * S);
+});
+
+test('--json steps carry what kubectl printed (steps[].output): a force delete\'s warning, then "force deleted"', async (t) => {
+  const { report } = await runText(
+    'step-output',
+    `kind: Scenario
+cluster: { nodes: [{ name: node-1 }] }
+steps:
+  - apply: all
+  - wait: { for: running, name: p, timeout: 60s }
+  - delete: { name: p, force: true, gracePeriod: 0 }
+  - sleep: 5s
+---
+apiVersion: v1
+kind: Pod
+metadata: { name: p }
+spec:
+  containers: [{ name: app, image: busybox:1.34 }]
+`,
+  );
+  t.true(report.ok, why(report));
+  const del = report.steps.find((s) => s.kind === 'delete')!;
+  t.deepEqual(del.output, ['warning: Immediate deletion does not wait for confirmation that the running resource has been terminated. The resource may continue to run on the cluster indefinitely.', 'pod "p" force deleted']);
+  t.is(report.steps.find((s) => s.kind === 'sleep')!.output, undefined, 'a sleep prints nothing');
 });
 
 test('delete { selector, count: 1 } deletes the oldest live pod of a Deployment; aliases in creation order name it', async (t) => {
