@@ -271,7 +271,16 @@ export interface Namespace extends KubeObject {
   apiVersion?: 'v1';
   kind?: 'Namespace';
   spec?: { finalizers?: string[] };
-  status?: { phase?: 'Active' | 'Terminating' };
+  status?: { phase?: 'Active' | 'Terminating'; conditions?: NamespaceCondition[] };
+}
+
+/** `v1.NamespaceCondition` (set by the namespace controller while it empties a namespace). */
+export interface NamespaceCondition {
+  type: string;
+  status: ConditionStatus;
+  lastTransitionTime?: string;
+  reason?: string;
+  message?: string;
 }
 
 export interface ObjectReference {
