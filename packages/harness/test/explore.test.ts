@@ -1,5 +1,5 @@
 /**
- * `podsim explore` / `replay` / shrinking end to end on a short scenario: four named pods on one
+ * `podsim explore` / `replay` / shrinking end to end on examples/explore-planted-bug.yaml: four named pods on one
  * slow-API node (kubeAPIQPS 1) are deleted, and 40 s later an impatient user force-deletes and
  * recreates each under its old name (a StatefulSet-like story). With the planted kubelet bug
  * `skipUidPrecondition`, a fault that delays the kubelet's final DELETE past the recreate makes it
@@ -24,54 +24,13 @@ import { ScenarioError } from '../src/scenario/source.js';
 const dir = mkdtempSync(join(tmpdir(), 'podsim-explore-test-'));
 test.after.always(() => rmSync(dir, { recursive: true, force: true }));
 
-function statefulScenario(bug: boolean): string {
-  const pods = [0, 1, 2, 3]
-    .map(
-      (i) => `  - apiVersion: v1
-    kind: Pod
-    metadata:
-      name: web-${i}
-      labels: { app: web, name: web-${i} }
-      annotations: { podsim.dev/on-sigterm: "exit:1s:0" }
-    spec:
-      nodeName: node-1
-      terminationGracePeriodSeconds: 30
-      containers: [{ name: web, image: nginx:1.21 }]`,
-    )
-    .join('\n');
-  const recreate = [0, 1, 2, 3].map((i) => `  - delete: { selector: name=web-${i}, force: true }\n  - create: Pod/web-${i}${i < 3 ? '\n  - sleep: 2s' : ''}`).join('\n');
-  return `kind: Scenario
-name: statefulset-recreate
-cluster:
-  nodes:
-    - name: node-1
-      kubelet: { kubeAPIQPS: 1, kubeAPIBurst: 1${bug ? ', plantedBugs: [skipUidPrecondition]' : ''} }
-steps:
-  - apply: all
-  - sleep: 10s
-  - delete: { selector: app=web }
-  - sleep: 40s
-${recreate}
-explore:
-  window: [5s, 40s]
-  healAfter: 60s
-  livenessBudget: 2m
-  faults:
-    - { kind: kubeletRestart, rate: 1, downFor: [10s, 40s] }
-    - { kind: runtimeError, rate: 1, calls: [StopContainer], for: [5s, 30s] }
-    - { kind: delay, rate: 1, delay: [1s, 5s], for: [5s, 20s] }
----
-apiVersion: v1
-kind: List
-items:
-${pods}
-`;
-}
-
-const planted = join(dir, 'planted.yaml');
+/** The shipped example (the README replays it); the clean variant is the same file without the bug. */
+const planted = 'examples/explore-planted-bug.yaml';
 const clean = join(dir, 'clean.yaml');
-writeFileSync(planted, statefulScenario(true));
-writeFileSync(clean, statefulScenario(false));
+const plantedText = readFileSync(planted, 'utf8');
+const cleanText = plantedText.replace(', plantedBugs: [skipUidPrecondition]', '');
+if (cleanText === plantedText) throw new Error(`${planted} no longer plants skipUidPrecondition`);
+writeFileSync(clean, cleanText);
 
 function cli(args: string[]): Promise<{ code: number; out: string[]; err: string[] }> {
   const out: string[] = [];
@@ -88,7 +47,7 @@ test('the planted skipUidPrecondition bug is found within 20 seeds and replays t
     t.true(ids.every((i) => i === 'final-delete-own-uid' || i === 'no-removal-while-running'), `first violations: ${ids.join(', ')}`);
     const failing = s.results.find((r) => !r.ok)!;
     t.true(failing.violated.includes('final-delete-own-uid'), 'the kubelet deleted the recreated pod');
-    t.regex(s.groups[0].seeds[0].replay, /^pnpm podsim replay .*planted\.yaml --seed \d+$/);
+    t.regex(s.groups[0].seeds[0].replay, /^pnpm podsim replay examples\/explore-planted-bug\.yaml --seed \d+$/);
 
     // Replay: same digest in this thread and on the threaded engine.
     const local = await runSeed({ file: planted, seed: failing.seed, level: 1 });
@@ -230,7 +189,7 @@ spec:
 });
 
 test('a bad explore section is reported with file and line', (t) => {
-  const text = statefulScenario(false).replace('window: [5s, 40s]', 'window: [5s, 70s]').replace("{ kind: delay, rate: 1", "{ kind: delay, rate: 1, links: [{ from: kubelet/node-9, to: apiserver }]");
+  const text = cleanText.replace('window: [5s, 40s]', 'window: [5s, 70s]').replace("{ kind: delay, rate: 1", "{ kind: delay, rate: 1, links: [{ from: kubelet/node-9, to: apiserver }]");
   const err = t.throws(() => loadAndCompile(text), { instanceOf: ScenarioError }) as ScenarioError;
   const msgs = err.issues.map((i) => `${i.line} ${i.field}: ${i.message}`);
   t.true(msgs.some((m) => /^\d+ explore\.window: faults must start before healAfter/.test(m)), msgs.join('\n'));
@@ -248,7 +207,7 @@ test('explore lists failing seeds by first violated invariant with their replay 
   t.regex(text, /^8 seeds in [\d.]+s wall on 2 workers \([\d.]+ seeds\/s\): [1-8] failing$/m);
   t.regex(text, /^(final-delete-own-uid|no-removal-while-running): \d seeds?$/m);
   t.regex(text, /^ {2}seed \d at [\d.]+s: /m);
-  t.regex(text, /^ {4}pnpm podsim replay \S+planted\.yaml --seed \d$/m);
+  t.regex(text, /^ {4}pnpm podsim replay examples\/explore-planted-bug\.yaml --seed \d$/m);
   t.is(r.out.at(-1), 'FAIL');
 });
 
