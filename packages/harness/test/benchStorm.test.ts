@@ -62,3 +62,15 @@ test('bench storm --nodes 1 --pods-per-node 1: no latency percentile exceeds the
   for (const p of [f.deleteLatencyP50, f.deleteLatencyP90, f.deleteLatencyP99]) t.true(p <= f.deleteLatencyMax, `p ${p} > max ${f.deleteLatencyMax}`);
   t.is(f.deleteLatencyP50, f.deleteLatencyMax, 'one deletion: every percentile is that deletion');
 });
+
+test('the bench table says which cluster settings it ran with (Events, control-plane QPS, link latency)', async (t) => {
+  t.timeout(120_000);
+  const out: string[] = [];
+  const code = await main(['bench', 'storm', '--nodes', '2', '--pods-per-node', '2', '--raw-messages', '2000', '--events', '--control-plane-qps', '20', '--network-us', '2500'], {
+    out: (l) => out.push(l),
+    err: () => {},
+  });
+  t.is(code, EXIT_OK, out.join('\n'));
+  t.is(out[1], 'cluster: kubelet API QPS 5 / burst 10, kubelet Events on, controller-manager / scheduler QPS 20, kubelet ↔ apiserver 2.5 ms one way');
+  t.true(out.includes('PASS'));
+});

@@ -91,14 +91,15 @@ const int = (x: number) => Math.round(x).toLocaleString('en-US');
 const mib = (b: number) => `${(b / 2 ** 20).toFixed(0)} MiB`;
 
 /** The human table of one run. */
-export function formatFigures(f: BenchFigures, containers: number): string[] {
+export function formatFigures(f: BenchFigures, containers: number, setup?: string): string[] {
   const lines = [
     `podsim bench ${f.scenario}: ${int(f.nodes)} nodes, ${int(f.pods)} pods (${containers} container${containers === 1 ? '' : 's'} each), seed ${f.seed}, placement ${f.placement}`,
+    ...(setup ? [setup] : []),
     '',
     'PHASE      WALL       VIRTUAL     PODS/WALL-S   PODS/VIRTUAL-S',
     `create     ${`${f3(f.createWallSeconds)}s`.padEnd(10)} ${`${f1(f.virtualSeconds - f.deleteVirtualSeconds)}s`.padEnd(11)} -             -`,
     `delete     ${`${f3(f.deleteWallSeconds)}s`.padEnd(10)} ${`${f1(f.deleteVirtualSeconds)}s`.padEnd(11)} ${int(f.deletionsPerWallSecond).padEnd(13)} ${f1(f.deletionsPerVirtualSecond)}`,
-    `total      ${`${f3(f.wallSeconds)}s`.padEnd(10)} ${`${f1(f.virtualSeconds)}s`.padEnd(11)} (${f1(f.timeCompression)} virtual s per wall s)`,
+    `total      ${`${f3(f.wallSeconds)}s`.padEnd(10)} ${`${f1(f.virtualSeconds)}s`.padEnd(11)} (${f1(f.timeCompression)} virtual s per wall s; start-up, checks and the raw measurement not included)`,
     '',
     `deletion latency, DELETE accepted → DELETED (virtual s): p50 ${f3(f.deleteLatencyP50)}  p90 ${f3(f.deleteLatencyP90)}  p99 ${f3(f.deleteLatencyP99)}  max ${f3(f.deleteLatencyMax)}`,
     `engine: ${int(f.events)} events, ${int(f.messages)} messages (${int(f.messagesPerWallSecond)}/wall-s), ${int(f.windows)} windows, ${f.hostThreads} host thread${f.hostThreads === 1 ? '' : 's'}`,
@@ -111,6 +112,12 @@ export function formatFigures(f: BenchFigures, containers: number): string[] {
   if (f.failure) lines.push(`engine failure: ${f.failure}`);
   lines.push(f.ok ? 'PASS' : 'FAIL');
   return lines;
+}
+
+/** The cluster settings a bench reader should not have to guess (docs/benchmarks.md "What runs"). */
+function setupLine(o: CommonFlags): string {
+  const cp = o.controlPlaneQps === undefined ? 'unthrottled' : `QPS ${o.controlPlaneQps}`;
+  return `cluster: kubelet API QPS 5 / burst 10, kubelet Events ${o.events ? 'on' : 'off'}, controller-manager / scheduler ${cp}, kubelet ↔ apiserver ${o.networkUs / 1000} ms one way`;
 }
 
 interface CommonFlags {
@@ -144,7 +151,7 @@ export function registerBenchCommands(program: Command, io: BenchIo, done: (code
   const runAndReport = async (plan: BenchPlan, o: CommonFlags, extra: Record<string, number>) => {
     const f = await runBenchPlan(plan, { progress: progressBar(), rawMessages: o.rawMessages });
     if (o.json) io.out(JSON.stringify({ ...f, containers: o.containers, ...extra }));
-    else for (const l of formatFigures(f, o.containers)) io.out(l);
+    else for (const l of formatFigures(f, o.containers, setupLine(o))) io.out(l);
     done(f.ok ? 0 : 1);
   };
 
