@@ -2,7 +2,7 @@
  * core/v1 types (k8s.io/api `core/v1/types.go`, v0.22.8) that pod deletion touches: Pod, Node,
  * Namespace, Event. JSON wire shape; optional fields as upstream marks them `omitempty`.
  */
-import type { KubeObject, ObjectMeta } from './meta.js';
+import type { DeleteOptions, KubeObject, ObjectMeta } from './meta.js';
 
 export type RestartPolicy = 'Always' | 'OnFailure' | 'Never';
 export type PodPhase = 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Unknown';
@@ -201,6 +201,17 @@ export interface Binding extends KubeObject {
   apiVersion?: 'v1';
   kind?: 'Binding';
   target: ObjectReference;
+}
+
+/**
+ * policy/v1 (or v1beta1) Eviction (k8s.io/api `policy/v1/types.go`): the body of
+ * `POST pods/<name>/eviction`, what `kubectl drain` sends. Lives here beside Binding, the other
+ * pod subresource body.
+ */
+export interface Eviction extends KubeObject {
+  apiVersion?: 'policy/v1' | 'policy/v1beta1';
+  kind?: 'Eviction';
+  deleteOptions?: DeleteOptions;
 }
 
 export interface Pod extends KubeObject {

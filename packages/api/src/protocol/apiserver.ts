@@ -12,8 +12,8 @@ import type { DeleteOptions, IncludeObjectPolicy, KubeList, KubeObject, Status, 
 /** Resources podsim serves. */
 export type ResourceName = 'pods' | 'nodes' | 'namespaces' | 'events' | 'replicasets' | 'deployments';
 
-/** Subresources podsim serves (`finalize`: namespaces only, PUT). */
-export type Subresource = 'status' | 'scale' | 'binding' | 'finalize';
+/** Subresources podsim serves (`finalize`: namespaces only, PUT; `eviction`: pods only, POST). */
+export type Subresource = 'status' | 'scale' | 'binding' | 'finalize' | 'eviction';
 
 /** Patch content types (`Content-Type` of a PATCH). */
 export type PatchType = 'merge' | 'strategic' | 'json' | 'apply';
