@@ -1,8 +1,8 @@
 /**
  * Typed decoding of request bodies: the check Go's JSON decoder makes when kube-apiserver v1.22
  * unmarshals a body into the typed structs of k8s.io/api v0.22.8 (core/v1 Pod, Node, Namespace,
- * Event, Binding; apps/v1 ReplicaSet, Deployment; autoscaling/v1 Scale; meta/v1 ObjectMeta,
- * DeleteOptions) — `runtime.Decode` for creates and updates, `DefaultUnstructuredConverter.
+ * Event, Binding; apps/v1 ReplicaSet, Deployment; autoscaling/v1 Scale; policy/v1 Eviction;
+ * meta/v1 ObjectMeta, DeleteOptions) — `runtime.Decode` for creates and updates, `DefaultUnstructuredConverter.
  * FromUnstructured` / `DecodeInto` after a patch (apiserver `pkg/endpoints/handlers/patch.go`).
  * A value of the wrong JSON type (a string where the list of containers belongs, 1.5 for an
  * int64, 3e9 for an int32) is an error naming the field, found before defaulting, validation
@@ -206,6 +206,16 @@ const workloadCondition = (name: string) =>
 
 const top = (name: string, fields: Record<string, Shape>): Struct => struct(name, { apiVersion: 'string', kind: 'string', metadata: objectMeta, ...fields });
 
+const deleteOptionsShape = struct('v1.DeleteOptions', {
+  apiVersion: 'string',
+  kind: 'string',
+  gracePeriodSeconds: 'int64',
+  preconditions: struct('v1.Preconditions', { uid: 'string', resourceVersion: 'string' }),
+  orphanDependents: 'bool',
+  propagationPolicy: 'string',
+  dryRun: list('string'),
+});
+
 /** The typed shape of each kind podsim serves (plus the bodies of subresources). */
 const KINDS: Readonly<Record<string, Struct>> = {
   Pod: top('v1.Pod', { spec: podSpec, status: podStatus }),
@@ -285,17 +295,8 @@ const KINDS: Readonly<Record<string, Struct>> = {
   }),
   Scale: top('v1.Scale', { spec: struct('v1.ScaleSpec', { replicas: 'int32' }), status: struct('v1.ScaleStatus', { replicas: 'int32', selector: 'string' }) }),
   Binding: top('v1.Binding', { target: objectReference }),
+  Eviction: top('v1.Eviction', { deleteOptions: deleteOptionsShape }),
 };
-
-const deleteOptionsShape = struct('v1.DeleteOptions', {
-  apiVersion: 'string',
-  kind: 'string',
-  gracePeriodSeconds: 'int64',
-  preconditions: struct('v1.Preconditions', { uid: 'string', resourceVersion: 'string' }),
-  orphanDependents: 'bool',
-  propagationPolicy: 'string',
-  dryRun: list('string'),
-});
 
 // ---- checking -------------------------------------------------------------------------------------
 
