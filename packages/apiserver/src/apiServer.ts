@@ -25,7 +25,6 @@ import type {
   Clock,
   DeleteOptions,
   Deployment,
-  Eviction,
   KubeObject,
   Namespace,
   Pod,
@@ -36,10 +35,11 @@ import type {
 } from '@podsim/api';
 import { DEFAULT_EPOCH_UNIX_SECONDS, Clock as ClockClass } from '@podsim/api';
 import { decodeDeleteOptions, decodeTyped } from './decode.js';
-import { admitPodCreate, setDefaultsDeployment, setDefaultsPod, setDefaultsReplicaSet } from './defaults.js';
+import { admitPodCreate, setDefaultsDeployment, setDefaultsNamespace, setDefaultsPod, setDefaultsReplicaSet } from './defaults.js';
 import {
   isStatus,
   newBadRequest,
+  newForbidden,
   newMethodNotSupported,
   newNotFound,
   newResourceExpired,
@@ -50,10 +50,10 @@ import { deepClone, isPlainObject } from './objects.js';
 import { type PatchKind, applyPatch, isPatchError } from './patch.js';
 import { toTable } from './printers.js';
 import { createBinding } from './registry/podBinding.js';
-import { createEviction } from './registry/podEviction.js';
 import { deploymentStatusStrategy, deploymentStrategy } from './registry/deploymentStrategy.js';
 import { eventStrategy } from './registry/eventStrategy.js';
-import { namespaceStrategy } from './registry/namespaceStrategy.js';
+import { deleteNamespace, shouldDeleteNamespaceDuringUpdate } from './registry/namespaceRest.js';
+import { namespaceFinalizeStrategy, namespaceStatusStrategy, namespaceStrategy } from './registry/namespaceStrategy.js';
 import { nodeStatusStrategy, nodeStrategy } from './registry/nodeStrategy.js';
 import { podStatusStrategy, podStrategy } from './registry/podStrategy.js';
 import { replicaSetStatusStrategy, replicaSetStrategy } from './registry/replicaSetStrategy.js';
@@ -92,12 +92,20 @@ interface ResourceEntry {
   readonly name: ResourceName;
   readonly store: Store;
   readonly statusStore?: Store;
+  /** `namespaces/{name}/finalize` (FinalizeREST: PUT only). */
+  readonly finalizeStore?: Store;
   readonly scalable: boolean;
   readonly defaults?: (obj: KubeObject) => void;
 }
 
 /** What the shell observes of each committed write (for `api.write`). */
 export type WriteObserver = (ev: StorageEvent, resource: ResourceName) => void;
+
+/**
+ * NamespaceLifecycle's immortal namespaces (`metav1.NamespaceDefault`, `NamespaceSystem`,
+ * `NamespacePublic`): a DELETE of one is 403 Forbidden.
+ */
+export const IMMORTAL_NAMESPACES: ReadonlySet<string> = new Set(['default', 'kube-system', 'kube-public']);
 
 const KIND_OF_PREFIX: Record<string, ResourceName> = {
   pods: 'pods',
@@ -157,7 +165,26 @@ export class ApiServer {
       statusStore: core('nodes', 'Node', '/registry/minions', nodeStatusStrategy as RESTStrategy, false),
       scalable: false,
     });
-    add({ name: 'namespaces', store: core('namespaces', 'Namespace', '/registry/namespaces', namespaceStrategy as RESTStrategy, true), scalable: false });
+    const nsStore = (strategy: RESTStrategy) =>
+      new Store(this.storage, {
+        resource: { group: '', resource: 'namespaces' },
+        kind: 'Namespace',
+        apiVersion: 'v1',
+        listKind: 'NamespaceList',
+        keyPrefix: '/registry/namespaces',
+        strategy,
+        returnDeletedObject: true,
+        enableGarbageCollection: true,
+        shouldDeleteDuringUpdate: shouldDeleteNamespaceDuringUpdate,
+      });
+    add({
+      name: 'namespaces',
+      store: nsStore(namespaceStrategy as RESTStrategy),
+      statusStore: nsStore(namespaceStatusStrategy as RESTStrategy),
+      finalizeStore: nsStore(namespaceFinalizeStrategy as RESTStrategy),
+      scalable: false,
+      defaults: (o) => setDefaultsNamespace(o as Namespace),
+    });
     add({ name: 'events', store: core('events', 'Event', '/registry/events', eventStrategy as RESTStrategy, false), scalable: false });
     add({
       name: 'replicasets',
@@ -251,6 +278,7 @@ export class ApiServer {
     if (!e) return fail(notFoundResource());
     const rctx = this.scoped(rctx0, e, req.namespace);
     if (req.subresource === 'binding') return fail(newMethodNotSupported({ group: '', resource: 'pods/binding' }, 'get'));
+    if (req.subresource === 'finalize') return fail(e.finalizeStore ? newMethodNotSupported({ group: '', resource: 'namespaces/finalize' }, 'get') : notFoundResource());
     if (req.subresource === 'scale' && !e.scalable) return fail(notFoundResource());
     if (req.subresource === 'status' && !e.statusStore) return fail(notFoundResource());
     const obj = e.store.get(rctx, req.name);
@@ -307,32 +335,31 @@ export class ApiServer {
   }
 
   /** A private, type-checked copy of a subresource body (`Binding`, `Scale`). */
-  private decodeSub(obj: unknown, kind: 'Binding' | 'Scale' | 'Eviction', mode: 'body' | 'patch' = 'body', name?: string): KubeObject | Status {
+  private decodeSub(obj: unknown, kind: 'Binding' | 'Scale', mode: 'body' | 'patch' = 'body', name?: string): KubeObject | Status {
     if (!isPlainObject(obj)) return newBadRequest('the body of the request was in an unknown format - accepted media types include: application/json, application/yaml');
     const o = deepClone(obj) as unknown as KubeObject;
-    const gk = { group: kind === 'Scale' ? 'autoscaling' : kind === 'Eviction' ? 'policy' : '', kind };
+    const gk = { group: kind === 'Scale' ? 'autoscaling' : '', kind };
     return decodeTyped(o as unknown as Record<string, unknown>, kind, 'v1', mode, gk, name) ?? o;
   }
 
-  /** NamespaceLifecycle admission: create only into an existing, non-terminating namespace. */
-  private admitNamespace(e: ResourceEntry, rctx: RequestContext): Status | undefined {
+  /**
+   * NamespaceLifecycle admission of a create (k8s.io/apiserver v0.22.8
+   * `plugin/namespace/lifecycle` `Admit`): only into an existing namespace (404 NotFound of the
+   * namespace) whose phase is not Terminating (403 Forbidden with cause `NamespaceTerminating`,
+   * named after the object as `admission.NewForbidden` names it: its name, else its
+   * generateName). Subresource creates (pods/binding) are admitted alike. The informer cache
+   * and its live-lookup fallback are the storage itself here.
+   */
+  private admitNamespace(e: ResourceEntry, rctx: RequestContext, obj: KubeObject | undefined, name?: string): Status | undefined {
     if (!e.store.strategy.namespaceScoped) return undefined;
     if (!rctx.namespace) return newBadRequest('Namespace parameter required.');
     const ns = this.storage.get(`/registry/namespaces/${rctx.namespace}`) as Namespace | undefined;
     if (!ns) return newNotFound({ group: '', resource: 'namespaces' }, rctx.namespace);
-    if (ns.status?.phase === 'Terminating' || ns.metadata.deletionTimestamp) {
-      return {
-        kind: 'Status',
-        apiVersion: 'v1',
-        metadata: {},
-        status: 'Failure',
-        message: `unable to create new content in namespace ${rctx.namespace} because it is being terminated`,
-        reason: 'Forbidden',
-        details: { name: rctx.namespace, kind: 'namespaces', causes: [{ reason: 'NamespaceTerminating', message: `namespace ${rctx.namespace} is being terminated`, field: 'metadata.namespace' }] },
-        code: 403,
-      };
-    }
-    return undefined;
+    if (ns.status?.phase !== 'Terminating') return undefined;
+    const objName = name || obj?.metadata.name || obj?.metadata.generateName || 'Unknown';
+    const st = newForbidden(e.store.opts.resource, objName, `unable to create new content in namespace ${rctx.namespace} because it is being terminated`);
+    st.details = { ...st.details, causes: [{ reason: 'NamespaceTerminating', message: `namespace ${rctx.namespace} is being terminated`, field: 'metadata.namespace' }] };
+    return st;
   }
 
   private create(req: ApiCreate, rctx0: RequestContext): ApiResult {
@@ -343,20 +370,15 @@ export class ApiServer {
       if (req.resource !== 'pods' || !req.name) return fail(notFoundResource());
       const binding = this.decodeSub(req.object, 'Binding');
       if (isStatus(binding)) return fail(binding);
+      const admBinding = this.admitNamespace(e, rctx, binding, req.name);
+      if (admBinding) return fail(admBinding);
       const st = createBinding(e.store as unknown as Store<Pod>, rctx, req.name, binding, req.dryRun);
-      return result(st.code, st);
-    }
-    if (req.subresource === 'eviction') {
-      if (req.resource !== 'pods' || !req.name) return fail(notFoundResource());
-      const eviction = this.decodeSub(req.object, 'Eviction');
-      if (isStatus(eviction)) return fail(eviction);
-      const st = createEviction(e.store as unknown as Store<Pod>, rctx, req.name, eviction as Eviction, req.dryRun);
       return result(st.code, st);
     }
     if (req.subresource) return fail(newMethodNotSupported({ group: '', resource: `${req.resource}/${req.subresource}` }, 'create'));
     const obj = this.decode(e, req.object);
     if (isStatus(obj)) return fail(obj);
-    const adm = this.admitNamespace(e, rctx);
+    const adm = this.admitNamespace(e, rctx, obj);
     if (adm) return fail(adm);
     if (req.resource === 'pods') admitPodCreate(obj as Pod);
     const out = e.store.create(rctx, obj, req.dryRun, true);
@@ -380,6 +402,7 @@ export class ApiServer {
   private storeFor(e: ResourceEntry, subresource: string | undefined): Store | Status {
     if (!subresource) return e.store;
     if (subresource === 'status' && e.statusStore) return e.statusStore;
+    if (subresource === 'finalize' && e.finalizeStore) return e.finalizeStore;
     return notFoundResource();
   }
 
@@ -425,6 +448,8 @@ export class ApiServer {
       );
       return isStatus(s) ? fail(s) : result(200, s as Scale);
     }
+    // FinalizeREST is an Updater only: no PATCH.
+    if (req.subresource === 'finalize' && e.finalizeStore) return fail(newMethodNotSupported({ group: '', resource: 'namespaces/finalize' }, 'patch'));
     const store = this.storeFor(e, req.subresource);
     if (isStatus(store)) return fail(store);
     // Server-side apply of an object that does not exist yet creates it.
@@ -436,7 +461,7 @@ export class ApiServer {
         if (isStatus(obj)) return fail(obj);
         const bad = this.checkName(obj, req.name, rctx);
         if (bad) return fail(bad);
-        const adm = this.admitNamespace(e, rctx);
+        const adm = this.admitNamespace(e, rctx, obj, req.name);
         if (adm) return fail(adm);
         if (req.resource === 'pods') admitPodCreate(obj as Pod);
         const out = store.create(rctx, obj, req.dryRun, true);
@@ -489,7 +514,11 @@ export class ApiServer {
     const options: DeleteOptions = isPlainObject(req.options) ? deepClone(req.options) : {};
     const bad = decodeDeleteOptions(options);
     if (bad) return fail(bad);
-    const res = e.store.delete(rctx, req.name, options);
+    // NamespaceLifecycle admission: prevent deletion of immortal namespaces.
+    if (req.resource === 'namespaces' && IMMORTAL_NAMESPACES.has(req.name)) {
+      return fail(newForbidden({ group: '', resource: 'namespaces' }, req.name, 'this namespace may not be deleted'));
+    }
+    const res = req.resource === 'namespaces' ? deleteNamespace(e.store as unknown as Store<Namespace>, rctx, req.name, options) : e.store.delete(rctx, req.name, options);
     if (isStatus(res)) return fail(res);
     // 202 only when the object was not deleted immediately and the client explicitly set the
     // deprecated orphanDependents=false.

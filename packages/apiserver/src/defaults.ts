@@ -7,7 +7,7 @@
  * (serviceAccountName `default`; the token volume is not added — a simplification).
  * Every function mutates its argument, which must be a private copy.
  */
-import type { Container, Deployment, Pod, PodSpec, PodTemplateSpec, Probe, ReplicaSet, Toleration } from '@podsim/api';
+import type { Container, Deployment, Namespace, Pod, PodSpec, PodTemplateSpec, Probe, ReplicaSet, Toleration } from '@podsim/api';
 
 /** `v1.DefaultTerminationGracePeriodSeconds`. */
 export const DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS = 30;
@@ -132,4 +132,9 @@ export function setDefaultsReplicaSet(rs: ReplicaSet): void {
   if (!rs.spec) return;
   rs.spec.replicas ??= 1;
   setDefaultsTemplate(rs.spec.template);
+}
+
+/** core/v1 `SetDefaults_NamespaceStatus`: phase `Active` when empty. */
+export function setDefaultsNamespace(ns: Namespace): void {
+  if (ns.status && !ns.status.phase) ns.status.phase = 'Active';
 }

@@ -66,6 +66,15 @@ export function newConflict(gr: GroupResource, name: string, err: string): Statu
 /** `registry.OptimisticLockErrorMsg`. */
 export const OPTIMISTIC_LOCK_ERROR_MSG = 'the object has been modified; please apply your changes to the latest version and try again';
 
+/**
+ * 403 `apierrors.NewForbidden`: `pods "p" is forbidden: <err>` (`pods is forbidden: …` without a
+ * name, `forbidden: …` without a resource).
+ */
+export function newForbidden(gr: GroupResource, name: string, err: string): Status {
+  const message = !gr.resource ? `forbidden: ${err}` : name === '' ? `${groupResourceString(gr)} is forbidden: ${err}` : `${groupResourceString(gr)} ${quote(name)} is forbidden: ${err}`;
+  return failure(403, 'Forbidden', message, details(gr, name));
+}
+
 /** 400 with a free-form message. */
 export function newBadRequest(message: string): Status {
   return failure(400, 'BadRequest', message);

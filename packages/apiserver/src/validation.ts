@@ -85,17 +85,22 @@ function validateLabels(labels: Record<string, string> | undefined, path: string
 
 const STANDARD_FINALIZERS = ['kubernetes', FINALIZER_ORPHAN_DEPENDENTS, FINALIZER_DELETE_DEPENDENTS];
 
+/** `ValidateFinalizerName` (apimachinery's qualified-name check plus `validateKubeFinalizerName`). */
+export function validateFinalizerName(f: string, path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  const ke = validateLabelKey(f);
+  if (ke) errs.push(field.invalid(path, f, ke));
+  // validateKubeFinalizerName: an unqualified name must be a standard finalizer.
+  if (!f.includes('/') && !STANDARD_FINALIZERS.includes(f)) {
+    errs.push(field.invalid(path, f, 'name is neither a standard finalizer name nor is it fully qualified'));
+  }
+  return errs;
+}
+
 function validateFinalizers(finalizers: readonly string[] | undefined, path: string): FieldError[] {
   const errs: FieldError[] = [];
   const fs = finalizers ?? [];
-  for (const f of fs) {
-    const ke = validateLabelKey(f);
-    if (ke) errs.push(field.invalid(path, f, ke));
-    // validateKubeFinalizerName: an unqualified name must be a standard finalizer.
-    if (!f.includes('/') && !STANDARD_FINALIZERS.includes(f)) {
-      errs.push(field.invalid(path, f, 'name is neither a standard finalizer name nor is it fully qualified'));
-    }
-  }
+  for (const f of fs) errs.push(...validateFinalizerName(f, path));
   if (fs.includes(FINALIZER_ORPHAN_DEPENDENTS) && fs.includes(FINALIZER_DELETE_DEPENDENTS)) {
     errs.push(field.invalid(path, fs, `finalizer ${FINALIZER_ORPHAN_DEPENDENTS} and ${FINALIZER_DELETE_DEPENDENTS} cannot be both set`));
   }
@@ -488,9 +493,30 @@ export function validateNode(node: Node): FieldError[] {
   return validateObjectMeta(node.metadata, false, nameIsDNSSubdomain);
 }
 
-/** `ValidateNamespace`. */
+/** `ValidateNamespace`: metadata and each `spec.finalizers[i]`. */
 export function validateNamespace(ns: Namespace): FieldError[] {
-  return validateObjectMeta(ns.metadata, false, nameIsDNSLabel);
+  return [...validateObjectMeta(ns.metadata, false, nameIsDNSLabel), ...validateNamespaceFinalizers(ns)];
+}
+
+function validateNamespaceFinalizers(ns: Namespace): FieldError[] {
+  return (ns.spec?.finalizers ?? []).flatMap((f, i) => validateFinalizerName(f, `spec.finalizers[${i}]`));
+}
+
+/** `ValidateNamespaceStatusUpdate`: the phase must agree with `deletionTimestamp`. */
+export function validateNamespaceStatusUpdate(n: Namespace, o: Namespace): FieldError[] {
+  const errs = validateObjectMetaUpdate(n.metadata, o.metadata);
+  const phase = n.status?.phase ?? '';
+  if (!n.metadata.deletionTimestamp) {
+    if (phase !== 'Active') errs.push(field.invalid('status.Phase', phase, "may only be 'Active' if `deletionTimestamp` is empty"));
+  } else if (phase !== 'Terminating') {
+    errs.push(field.invalid('status.Phase', phase, "may only be 'Terminating' if `deletionTimestamp` is not empty"));
+  }
+  return errs;
+}
+
+/** `ValidateNamespaceFinalizeUpdate`: metadata, and each `spec.finalizers[i]` a valid finalizer name. */
+export function validateNamespaceFinalizeUpdate(n: Namespace, o: Namespace): FieldError[] {
+  return [...validateObjectMetaUpdate(n.metadata, o.metadata), ...validateNamespaceFinalizers(n)];
 }
 
 /** `ValidateEventCreate` → `legacyValidateEvent` (core/v1 events without eventTime). */

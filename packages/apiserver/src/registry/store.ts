@@ -59,6 +59,11 @@ export interface StoreOptions<T extends KubeObject> {
   readonly returnDeletedObject: boolean;
   /** `EnableGarbageCollection` (true for every kube-apiserver store). */
   readonly enableGarbageCollection: boolean;
+  /**
+   * `Store.ShouldDeleteDuringUpdate` (default {@link shouldDeleteDuringUpdate}); namespaces add
+   * their spec.finalizers check (`ShouldDeleteNamespaceDuringUpdate`).
+   */
+  readonly shouldDeleteDuringUpdate?: (obj: KubeObject, existing: KubeObject) => boolean;
 }
 
 /** `rest.UpdatedObjectInfo`: preconditions plus a function from the current object to the desired one. */
@@ -137,7 +142,8 @@ export class Store<T extends KubeObject = KubeObject> {
     return this.passThrough(err);
   }
 
-  private interpretUpdateError(err: StepError, name: string): Status {
+  /** `InterpretUpdateError` (NotFound, Conflict, else InternalError); Status errors pass through. */
+  interpretUpdateError(err: StepError, name: string): Status {
     if (isStorageError(err)) {
       if (err.code === ErrCodeResourceVersionConflicts || err.code === ErrCodeKeyExists || err.code === ErrCodeInvalidObj) {
         return newConflict(this.opts.resource, name, storageErrorMessage(err));
@@ -283,7 +289,7 @@ export class Store<T extends KubeObject = KubeObject> {
         if (err) return err;
         canonicalizeMeta(obj.metadata);
         // Check the default delete-during-update conditions.
-        if (shouldDeleteDuringUpdate(obj, existing!)) {
+        if ((this.opts.shouldDeleteDuringUpdate ?? shouldDeleteDuringUpdate)(obj, existing!)) {
           deleteObj = obj;
           return signal('errEmptiedFinalizers');
         }
