@@ -19,7 +19,7 @@ export interface ServedResource {
   readonly shortNames: readonly string[];
   readonly categories: readonly string[];
   readonly verbs: readonly string[];
-  /** Subresources served (`status`, `scale`, `binding`) with their verbs and response kind. */
+  /** Subresources served (`status`, `scale`, `binding`, `eviction`) with their verbs and response kind. */
   readonly subresources: readonly { readonly name: Subresource; readonly verbs: readonly string[]; readonly group: string; readonly kind: string }[];
 }
 
@@ -40,6 +40,9 @@ export const SERVED_RESOURCES: readonly ServedResource[] = [
     subresources: [
       { name: 'status', verbs: ['get', 'patch', 'update'], group: '', kind: 'Pod' },
       { name: 'binding', verbs: ['create'], group: '', kind: 'Binding' },
+      // kubectl drain's CheckEvictionSupport looks for `pods/eviction` of kind Eviction with a
+      // group and version in GET /api/v1.
+      { name: 'eviction', verbs: ['create'], group: 'policy', kind: 'Eviction' },
     ],
   },
   {

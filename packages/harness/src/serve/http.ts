@@ -8,6 +8,7 @@
  */
 import { parse as parseYaml } from 'yaml';
 import { jsonShapeProblem } from '../jsonShape.js';
+import { PROTOBUF_MEDIA_TYPE, decodeProtobufBody, isProtobufError } from './protobuf.js';
 import type { ApiRequest, ApiWatch, DeleteOptions, IncludeObjectPolicy, KubeObject, PatchType, Status, Subresource } from '@podsim/api';
 import {
   AGGREGATED_V2,
@@ -175,6 +176,8 @@ export function wantsAggregatedV2(accept: string): boolean {
 // ---- bodies -------------------------------------------------------------------------------------
 
 const JSON_TYPES = ['application/json', 'application/yaml'];
+/** Media types of POST / PUT / DELETE bodies (kubectl's typed clients send protobuf). */
+const BODY_TYPES = [...JSON_TYPES, PROTOBUF_MEDIA_TYPE];
 const PATCH_TYPES: Readonly<Record<string, PatchType>> = {
   'application/json-patch+json': 'json',
   'application/merge-patch+json': 'merge',
@@ -209,11 +212,18 @@ function isObject(x: unknown): x is Record<string, unknown> {
   return x !== null && typeof x === 'object' && !Array.isArray(x);
 }
 
-/** A JSON/YAML object body of a POST or PUT (415 for other media types, 400 when malformed). */
+/** A protobuf body (`k8s\0` + runtime.Unknown) as the JSON-shaped object; a 400 / 415 Status when it does not decode. */
+function protobufBody(req: HttpRequestIn): { value: Record<string, unknown> } | Status {
+  const d = decodeProtobufBody(req.body);
+  if (!isProtobufError(d)) return { value: d.object };
+  return d.code === 415 ? status(415, 'UnsupportedMediaType', d.message) : badRequest(d.message);
+}
+
+/** A JSON/YAML/protobuf object body of a POST or PUT (415 for other media types, 400 when malformed). */
 function objectBody(req: HttpRequestIn): { object: KubeObject } | Status {
   const ct = mediaType(header(req.headers, 'content-type'));
-  if (ct !== '' && !JSON_TYPES.includes(ct)) return unsupportedMediaType(ct, JSON_TYPES);
-  const d = decodeBody(req.body, ct === 'application/yaml');
+  if (ct !== '' && !BODY_TYPES.includes(ct)) return unsupportedMediaType(ct, BODY_TYPES);
+  const d = ct === PROTOBUF_MEDIA_TYPE ? protobufBody(req) : decodeBody(req.body, ct === 'application/yaml');
   if ('kind' in d) return d;
   if (!isObject(d.value)) return badRequest('the request body must be a JSON object (a Kubernetes object with apiVersion, kind and metadata)');
   if (d.value.metadata !== undefined && !isObject(d.value.metadata)) return badRequest('metadata: must be an object');
@@ -243,8 +253,8 @@ export function deleteOptions(req: HttpRequestIn, q: URLSearchParams): DeleteOpt
   let opts: DeleteOptions = {};
   if (req.body.length > 0 && req.body.toString('utf8').trim() !== '') {
     const ct = mediaType(header(req.headers, 'content-type'));
-    if (ct !== '' && !JSON_TYPES.includes(ct)) return unsupportedMediaType(ct, JSON_TYPES);
-    const d = decodeBody(req.body, ct === 'application/yaml');
+    if (ct !== '' && !BODY_TYPES.includes(ct)) return unsupportedMediaType(ct, BODY_TYPES);
+    const d = ct === PROTOBUF_MEDIA_TYPE ? protobufBody(req) : decodeBody(req.body, ct === 'application/yaml');
     if ('kind' in d) return d;
     if (!isObject(d.value)) return badRequest('the DELETE body must be a DeleteOptions object');
     if (d.value.kind !== undefined && d.value.kind !== 'DeleteOptions') return badRequest(`expected a DeleteOptions body, got kind ${JSON.stringify(d.value.kind)}`);
@@ -299,7 +309,9 @@ function resourcePath(group: string, segs: string[]): ResourcePath | Status {
   return { served, namespace, name, subresource: rest[2], watchPrefix };
 }
 
-const SUBRESOURCE_NAMES = new Set<string>(['status', 'scale', 'binding']);
+const SUBRESOURCE_NAMES = new Set<string>(['status', 'scale', 'binding', 'eviction']);
+/** Subresources that only take POST (`pods/binding`, `pods/eviction`). */
+const CREATE_ONLY = new Set<string | undefined>(['binding', 'eviction']);
 
 /**
  * Turns one HTTP request into an {@link Outcome}. `serverAddress` is `host:port` for the legacy
@@ -446,16 +458,20 @@ function resourceOutcome(req: HttpRequestIn, method: string, q: URLSearchParams,
   switch (method) {
     case 'GET':
     case 'HEAD':
-      if (subresource === 'binding') return fail(methodNotAllowed(method, `${what}/binding`));
+      if (CREATE_ONLY.has(subresource)) return fail(methodNotAllowed(method, `${what}/${subresource}`));
       return api({ type: 'ApiGet', ...target, name, ...sub, ...table });
     case 'POST': {
-      if (subresource !== 'binding') return fail(methodNotAllowed(method, `${what}${subresource ? `/${subresource}` : ''}`));
+      if (!CREATE_ONLY.has(subresource)) return fail(methodNotAllowed(method, `${what}${subresource ? `/${subresource}` : ''}`));
       const b = objectBody(req);
       if ('kind' in b) return fail(b);
+      if (subresource === 'eviction') {
+        const bad = checkEviction(b.object);
+        if (bad) return fail(bad);
+      }
       return api({ type: 'ApiCreate', ...target, name, subresource, object: b.object, ...dryOpt });
     }
     case 'PUT': {
-      if (subresource === 'binding') return fail(methodNotAllowed(method, `${what}/binding`));
+      if (CREATE_ONLY.has(subresource)) return fail(methodNotAllowed(method, `${what}/${subresource}`));
       const b = objectBody(req);
       if ('kind' in b) return fail(b);
       if (subresource === undefined) {
@@ -465,7 +481,7 @@ function resourceOutcome(req: HttpRequestIn, method: string, q: URLSearchParams,
       return api({ type: 'ApiUpdate', ...target, name, ...sub, object: b.object, ...dryOpt });
     }
     case 'PATCH': {
-      if (subresource === 'binding') return fail(methodNotAllowed(method, `${what}/binding`));
+      if (CREATE_ONLY.has(subresource)) return fail(methodNotAllowed(method, `${what}/${subresource}`));
       const ct = mediaType(header(req.headers, 'content-type'));
       const patchType = PATCH_TYPES[ct];
       if (!patchType) return fail(unsupportedMediaType(ct, Object.keys(PATCH_TYPES)));
@@ -500,6 +516,18 @@ function resourceOutcome(req: HttpRequestIn, method: string, q: URLSearchParams,
     default:
       return fail(methodNotAllowed(method, what));
   }
+}
+
+/**
+ * An Eviction body is policy/v1 or policy/v1beta1 (EvictionREST.AcceptsGroupVersion); its kind,
+ * when given, is Eviction.
+ */
+function checkEviction(obj: KubeObject): Status | undefined {
+  if (obj.apiVersion !== undefined && obj.apiVersion !== 'policy/v1' && obj.apiVersion !== 'policy/v1beta1') {
+    return badRequest(`the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (policy/v1 or policy/v1beta1)`);
+  }
+  if (obj.kind !== undefined && obj.kind !== 'Eviction') return badRequest(`the kind in the data (${String(obj.kind)}) does not match the expected kind (Eviction)`);
+  return undefined;
 }
 
 /** The body's apiVersion/kind, when given, must be the URL's (`the API version in the data …`). */
