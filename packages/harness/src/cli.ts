@@ -127,8 +127,22 @@ export async function main(argv: readonly string[], io: CliIo = stdio): Promise<
     .action(async (file: string, o: { seed?: number; placement?: string; json?: string; quiet?: boolean; trace?: string; engine: EngineKind }) => {
       const plan = compileScenario(loadScenario(file), { seed: o.seed, placement: o.placement });
       for (const w of plan.warnings) io.err(formatIssue(w));
-      io.out(`seed ${plan.seed} (placement ${plan.placement}) ${file}`);
-      const res = await runPlan(plan, { engine: o.engine });
+      // Ctrl-C (or SIGTERM) ends the run at its next pause and reports what happened until then;
+      // a second one quits at once. (Without this a long run lost every row it had produced.)
+      const interrupt = new AbortController();
+      const onSignal = () => {
+        if (interrupt.signal.aborted) process.exit(130);
+        interrupt.abort();
+        io.err('podsim run: interrupted; reporting the run so far (again to quit at once)');
+      };
+      process.on('SIGINT', onSignal).on('SIGTERM', onSignal);
+      let res;
+      try {
+        io.out(`seed ${plan.seed} (placement ${plan.placement}) ${file}`);
+        res = await runPlan(plan, { engine: o.engine, signal: interrupt.signal });
+      } finally {
+        process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
+      }
       const report = judge(plan, res).report;
       printReport(report, io, o.quiet ?? false);
       if (o.json) writeFileSync(o.json, `${JSON.stringify(report, null, 2)}\n`);

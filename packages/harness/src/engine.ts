@@ -26,6 +26,23 @@ export interface EngineOptions {
   readonly traceFilter?: TraceFilter;
   /** Wall-clock ms a host may stay silent before the run fails (threads only). */
   readonly hostTimeoutMs?: number;
+  /**
+   * Stops the run early (Ctrl-C): the run goes in segments of virtual time, and once the signal
+   * is aborted it ends at the next pause with `end: 'interrupted'` and every trace record up to
+   * that time — the report then covers the run so far. Segments never change the run: pausing
+   * is invisible to the actors, so the trace and digest are those of an uninterrupted run.
+   */
+  readonly signal?: AbortSignal;
+}
+
+/** Wall-clock ms a segment of an interruptible run should last; virtual segments grow until they do. */
+const SEGMENT_WALL_MS = 200;
+/** The first segment's virtual length. */
+const FIRST_SEGMENT_US = 1_000_000;
+
+/** The next segment length: doubled while segments go by faster than {@link SEGMENT_WALL_MS}. */
+function nextSegmentUs(segmentUs: number, wallMs: number): number {
+  return wallMs < SEGMENT_WALL_MS ? Math.min(segmentUs * 2, Number.MAX_SAFE_INTEGER / 4) : segmentUs;
 }
 
 export interface EngineResult {
@@ -37,8 +54,11 @@ export interface EngineResult {
   readonly wallSeconds: number;
   readonly events: number;
   readonly hostCount: number;
-  /** Why the run ended: `stopped` (the driver finished the timeline), `bound` (maxVirtualUs), `quiescent`. */
-  readonly end: 'stopped' | 'bound' | 'quiescent' | 'failed';
+  /**
+   * Why the run ended: `stopped` (the driver finished the timeline), `bound` (maxVirtualUs),
+   * `quiescent`, `interrupted` ({@link EngineOptions.signal}), `failed`.
+   */
+  readonly end: 'stopped' | 'bound' | 'quiescent' | 'interrupted' | 'failed';
   readonly stopReason?: string;
   readonly failure?: RunFailure;
 }
@@ -67,7 +87,19 @@ async function runThreads(plan: RunPlan, opts: EngineOptions): Promise<EngineRes
       epochUnixSeconds: plan.epochUnixSeconds,
       ...(opts.hostTimeoutMs !== undefined ? { hostTimeoutMs: opts.hostTimeoutMs } : {}),
     });
-    const r = await sim.run({ maxUs: plan.maxVirtualUs });
+    let r = opts.signal ? undefined : await sim.run({ maxUs: plan.maxVirtualUs });
+    let interrupted = false;
+    for (let segmentUs = FIRST_SEGMENT_US; r === undefined; ) {
+      const t0 = performance.now();
+      const target = Math.min(plan.maxVirtualUs, sim.now + segmentUs);
+      const seg = await sim.runUntil(target);
+      if (seg.reason !== 'target' || target >= plan.maxVirtualUs) r = seg;
+      else if (opts.signal?.aborted) {
+        r = seg;
+        interrupted = true;
+      }
+      segmentUs = nextSegmentUs(segmentUs, performance.now() - t0);
+    }
     const traces = await sim.traces();
     const digest = await sim.digest();
     const metrics = await sim.metrics();
@@ -79,7 +111,7 @@ async function runThreads(plan: RunPlan, opts: EngineOptions): Promise<EngineRes
       wallSeconds,
       events: metrics.events,
       hostCount: metrics.hostCount,
-      end: r.reason === 'stopped' ? 'stopped' : r.reason === 'quiescent' ? 'quiescent' : 'bound',
+      end: interrupted ? 'interrupted' : r.reason === 'stopped' ? 'stopped' : r.reason === 'quiescent' ? 'quiescent' : 'bound',
       ...(r.stopReason !== undefined ? { stopReason: r.stopReason } : {}),
     };
   } catch (err) {
@@ -116,8 +148,23 @@ async function runLocal(plan: RunPlan, opts: EngineOptions): Promise<EngineResul
     traceFilter: opts.traceFilter ?? HARNESS_TRACE_KINDS,
     epochUnixSeconds: plan.epochUnixSeconds,
   });
+  let interrupted = false;
   try {
-    sim.runUntil(plan.maxVirtualUs);
+    if (!opts.signal) sim.runUntil(plan.maxVirtualUs);
+    else {
+      // Segments, yielding to the event loop in between so that a SIGINT handler can run.
+      for (let segmentUs = FIRST_SEGMENT_US; ; ) {
+        const t0 = performance.now();
+        sim.runUntil(Math.min(plan.maxVirtualUs, sim.now + segmentUs));
+        if (sim.stopped || sim.now >= plan.maxVirtualUs || sim.core.nextEventTime() === Number.MAX_SAFE_INTEGER) break;
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        if (opts.signal.aborted) {
+          interrupted = true;
+          break;
+        }
+        segmentUs = nextSegmentUs(segmentUs, performance.now() - t0);
+      }
+    }
   } catch (err) {
     if (!(err instanceof SimulationError)) throw err;
     return {
@@ -138,7 +185,7 @@ async function runLocal(plan: RunPlan, opts: EngineOptions): Promise<EngineResul
     wallSeconds: (performance.now() - started) / 1000,
     events: sim.core.processed,
     hostCount: 1,
-    end: sim.stopped ? 'stopped' : sim.core.nextEventTime() === Number.MAX_SAFE_INTEGER ? 'quiescent' : 'bound',
+    end: interrupted ? 'interrupted' : sim.stopped ? 'stopped' : sim.core.nextEventTime() === Number.MAX_SAFE_INTEGER ? 'quiescent' : 'bound',
     ...(sim.core.stopReason !== undefined ? { stopReason: sim.core.stopReason } : {}),
   };
 }

@@ -116,6 +116,8 @@ export function judge(plan: RunPlan, res: EngineResult): { report: RunReport; mo
   if (res.failure) {
     const f = res.failure;
     failures.push(`engine: ${f.kind}${f.actor ? ` in ${f.actor}` : ''}${f.t !== undefined ? ` at t=${f.t / US_PER_SECOND}s` : ''}${f.messageType ? ` handling ${f.messageType}` : ''}: ${f.message}`);
+  } else if (res.end === 'interrupted') {
+    failures.push(`interrupted (Ctrl-C) at virtual ${formatDuration(res.virtualUs)}: what is reported covers the run until then`);
   } else if (res.end !== 'stopped') {
     failures.push(`the timeline did not finish: the run ${res.end === 'bound' ? `reached its bound of ${plan.maxVirtualUs / US_PER_SECOND}s virtual time` : 'ran out of events'} before the driver's last step`);
   }

@@ -4,6 +4,15 @@
  * a user sees (verdict, timings, violations).
  */
 import test from 'ava';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { compileScenario } from '../../src/scenario/compile.js';
+import { loadScenario, loadScenarioText } from '../../src/scenario/load.js';
+import { runPlan } from '../../src/engine.js';
+import { judge } from '../../src/run.js';
 import { S, runText, stepTimes, why } from '../scenarios/helpers.js';
 
 test('kubelet restart while a preStop hook runs: the restarted kubelet re-runs the hook, SIGTERM after it is no prestop-before-sigterm violation', async (t) => {
@@ -41,4 +50,74 @@ spec:
   const term = model.processes.flatMap((p) => p.signals).find((s) => s.signal === 'SIGTERM');
   t.truthy(term);
   t.true(term!.t - del >= 23 * S && term!.t - del <= 25 * S, `SIGTERM ${(term!.t - del) / S}s after the delete`);
+});
+
+/** wait-forever.yaml: a wait that can never be met, with a timeout of 100000 h (years of periodic work). */
+const WAIT_FOREVER = `kind: Scenario
+cluster: { nodes: [{ name: n1 }] }
+steps:
+  - apply: all
+  - watch: start
+  - wait: { for: exists, name: ghost, timeout: 100000h }
+---
+apiVersion: v1
+kind: Pod
+metadata: { name: p }
+spec:
+  nodeName: n1
+  containers: [{ name: app, image: nginx }]
+`;
+
+test('an interrupted run (Ctrl-C) reports what it produced until then: the rows, the still-running wait, "interrupted"', async (t) => {
+  // Used to: Ctrl-C during a long run printed nothing but the seed line — every row was lost.
+  const plan = compileScenario(loadScenarioText('wait-forever.yaml', WAIT_FOREVER));
+  for (const engine of ['local', 'threads'] as const) {
+    const stop = new AbortController();
+    stop.abort(); // as if Ctrl-C came during the first segment
+    const res = await runPlan(plan, { engine, signal: stop.signal });
+    t.is(res.end, 'interrupted', engine);
+    t.true(res.virtualUs > 0 && res.virtualUs < 3600 * S, `${engine} stopped at ${res.virtualUs} µs`);
+    const { report } = judge(plan, res);
+    t.false(report.ok);
+    t.regex(report.failures[0], /^interrupted \(Ctrl-C\) at virtual .*: what is reported covers the run until then$/);
+    t.true(report.failures.some((f) => /wait failed: still running when the run ended/.test(f)), report.failures.join('\n'));
+    t.true(report.watch.some((l) => /^p\s+0\/1\s+Pending/.test(l)), `${engine}: the rows printed so far are kept:\n${report.watch.join('\n')}`);
+  }
+});
+
+test('a run in interruptible segments that is not interrupted is the same run: same digest and events as in one piece', async (t) => {
+  t.timeout(120_000);
+  const plan = compileScenario(loadScenario('examples/cases/C01-prestop-hang-ignores-sigterm.yaml'), { placement: 'nodes:2' });
+  for (const engine of ['local', 'threads'] as const) {
+    const whole = await runPlan(plan, { engine });
+    const segmented = await runPlan(plan, { engine, signal: new AbortController().signal });
+    t.is(segmented.end, 'stopped');
+    t.is(segmented.digest, whole.digest, engine);
+    t.is(segmented.traces.length, whole.traces.length, engine);
+  }
+});
+
+test('podsim run: SIGINT while a wait can never be met ends the run with its report and exit 1', async (t) => {
+  t.timeout(120_000);
+  const dir = mkdtempSync(join(tmpdir(), 'podsim-interrupt-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, 'wait-forever.yaml');
+  writeFileSync(file, WAIT_FOREVER);
+  const child = spawn(process.execPath, [fileURLToPath(new URL('../../src/cli.js', import.meta.url)), 'run', file], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+  const code = await new Promise<number | null>((resolve) => {
+    child.stdout.on('data', (c: Buffer) => {
+      const first = out === '';
+      out += c.toString();
+      if (first) child.kill('SIGINT'); // the seed line is out: the run has begun
+    });
+    child.on('close', (c) => resolve(c));
+  });
+  t.is(code, 1, out + err);
+  t.regex(err, /interrupted; reporting the run so far/);
+  t.regex(out, /^virtual .* trace digest [0-9a-f]{16}$/m);
+  t.regex(out, /interrupted \(Ctrl-C\) at virtual/);
+  t.notRegex(err, /\n\s+at /, 'no stack trace');
 });
