@@ -76,6 +76,11 @@ export function objectOf<T extends KubeObject>(res: ApiResult): T {
   return res.body as T;
 }
 
+/** `apierrors.HasStatusCause`: the error Status lists a cause of this type (`NamespaceTerminating`). */
+export function hasStatusCause(res: ApiResult, cause: string): boolean {
+  return !isOk(res) && (statusOf(res).details?.causes ?? []).some((c) => c.reason === cause);
+}
+
 /** `apierrors.IsNotFound`. */
 export const isNotFound = (res: ApiResult) => res.code === 404;
 /** `apierrors.IsConflict` (409 Conflict; AlreadyExists is also 409 but has its own reason). */

@@ -1,6 +1,6 @@
 /**
  * @podsim/controllers: kube-controller-manager (ReplicaSet, Deployment, pod GC, garbage
- * collector) and kube-scheduler as podsim actors. Pure controller logic lives in the subsystem
+ * collector, namespace) and kube-scheduler as podsim actors. Pure controller logic lives in the subsystem
  * folders; `src/actor/` holds the two actor shells.
  */
 export * from './coroutine.js';
@@ -20,6 +20,8 @@ export * from './deployment/deploymentController.js';
 export * from './deployment/deploymentUtil.js';
 export * from './podgc/gcController.js';
 export * from './garbagecollector/garbageCollector.js';
+export * from './namespace/namespaceController.js';
+export * from './namespace/namespacedResourcesDeleter.js';
 export * from './scheduler/scheduler.js';
 export * from './scheduler/framework.js';
 export * from './scheduler/nodeInfo.js';

@@ -23,10 +23,14 @@ export class WorkQueue {
   private readonly failures = new Map<string, number>();
   private readonly waiting = new Map<string, { at: number; timer: TimerHandle }>();
 
-  /** `onAdded` is called whenever a key becomes ready (the worker pool wakes up). */
+  /**
+   * `onAdded` is called whenever a key becomes ready (the worker pool wakes up); `maxDelayUs`
+   * caps the failure backoff (default 1000 s; the namespace controller's limiter uses 60 s).
+   */
   constructor(
     private readonly env: ControllerEnv,
     private readonly onAdded: () => void,
+    private readonly maxDelayUs: DurationUs = RATE_LIMIT_MAX_US,
   ) {}
 
   /** Keys ready to be processed. */
@@ -70,7 +74,7 @@ export class WorkQueue {
   addRateLimited(key: string): void {
     const n = this.failures.get(key) ?? 0;
     this.failures.set(key, n + 1);
-    this.addAfter(key, Math.min(RATE_LIMIT_BASE_US * 2 ** n, RATE_LIMIT_MAX_US));
+    this.addAfter(key, Math.min(RATE_LIMIT_BASE_US * 2 ** n, this.maxDelayUs));
   }
 
   /** Clears the key's failure count. */
@@ -107,6 +111,21 @@ export class WorkQueue {
 }
 
 /**
+ * A sync's "try again in this long" that is not a failure (the namespace controller's
+ * `ResourcesRemainingError`: `queue.AddAfter` without `Forget`, the failure count kept).
+ */
+export interface RequeueAfter {
+  readonly requeueAfterUs: DurationUs;
+}
+
+/** What a sync coroutine run by {@link Workers} returns: done, failed (rate-limited), or requeue later. */
+export type SyncResult = SyncError | RequeueAfter | undefined;
+
+function isRequeueAfter(r: SyncResult): r is RequeueAfter {
+  return r !== undefined && 'requeueAfterUs' in r;
+}
+
+/**
  * N workers (`for i := 0; i < workers; i++ { go wait.Until(worker) }`) taking keys from a
  * {@link WorkQueue} and running the controller's sync coroutine for each. A sync that returns a
  * {@link SyncError} is requeued rate-limited; success forgets the key's failures. Workers are
@@ -123,11 +142,12 @@ export class Workers {
   constructor(
     private readonly env: ControllerEnv,
     private readonly workers: number,
-    private readonly sync: (key: string) => Sync<SyncError | undefined>,
+    private readonly sync: (key: string) => Sync<SyncResult>,
     private readonly send: Send,
     private readonly onError?: (key: string, err: SyncError) => void,
+    maxDelayUs?: DurationUs,
   ) {
-    this.queue = new WorkQueue(env, () => this.wake());
+    this.queue = new WorkQueue(env, () => this.wake(), maxDelayUs);
   }
 
   /** Starts the workers (controllers start after their informers synced: `WaitForCacheSync`). */
@@ -154,7 +174,9 @@ export class Workers {
       runSync(this.sync(key), this.send, (err) => {
         this.busy--;
         this.syncs++;
-        if (err) {
+        if (isRequeueAfter(err)) {
+          this.queue.addAfter(key, err.requeueAfterUs);
+        } else if (err) {
           this.onError?.(key, err);
           this.queue.addRateLimited(key);
         } else {

@@ -1,23 +1,25 @@
 /**
  * The `kube-controller-manager` actor (cmd/kube-controller-manager): shared informers for pods,
- * ReplicaSets, Deployments and nodes (one list+watch each, kept in a local cache) and the
- * ReplicaSet, Deployment, pod GC and garbage-collector controllers, each with its own
- * rate-limited client (`--kube-api-qps` 20 / `--kube-api-burst` 30 per controller client, as
- * the controller manager builds one client per controller). Controllers start once every
- * informer they use has synced.
+ * ReplicaSets, Deployments, nodes and namespaces (one list+watch each, kept in a local cache) and
+ * the ReplicaSet, Deployment, pod GC, garbage-collector and namespace controllers, each with its
+ * own rate-limited client (`--kube-api-qps` 20 / `--kube-api-burst` 30 per controller client, as
+ * the controller manager builds one client per controller; the namespace controller's is ×20 /
+ * ×100, as `startNamespaceController` sets it). Controllers start once every informer they use
+ * has synced.
  */
-import type { Actor, Deployment, Node, Pod, ReplicaSet } from '@podsim/api';
+import type { Actor, Deployment, Namespace, Node, Pod, ReplicaSet } from '@podsim/api';
 import { DeploymentController } from '../deployment/deploymentController.js';
 import { GarbageCollector } from '../garbagecollector/garbageCollector.js';
+import { NamespaceController } from '../namespace/namespaceController.js';
 import { PodGCController } from '../podgc/gcController.js';
 import { ReplicaSetController } from '../replicaset/replicaSet.js';
 import { shellActor, type ApiConnectionConfig } from './shell.js';
 
-export type ControllerName = 'replicaset' | 'deployment' | 'podgc' | 'garbagecollector';
+export type ControllerName = 'replicaset' | 'deployment' | 'podgc' | 'garbagecollector' | 'namespace';
 
 /** Plain-data configuration (all optional; defaults are kube-controller-manager v1.22's). */
 export interface KubeControllerManagerConfig extends ApiConnectionConfig {
-  /** Controllers to run (default: all four). */
+  /** Controllers to run (default: all five). */
   readonly controllers?: readonly ControllerName[];
   /** Per-controller client QPS (`--kube-api-qps`, default 20; ≤ 0 = unlimited). */
   readonly kubeAPIQPS?: number;
@@ -26,6 +28,8 @@ export interface KubeControllerManagerConfig extends ApiConnectionConfig {
   readonly concurrentReplicaSetSyncs?: number;
   readonly concurrentDeploymentSyncs?: number;
   readonly concurrentGCSyncs?: number;
+  /** `--concurrent-namespace-syncs` (default 10). */
+  readonly concurrentNamespaceSyncs?: number;
   /** `BurstReplicas` (default 500). */
   readonly burstReplicas?: number;
   readonly podGC?: {
@@ -41,7 +45,7 @@ export interface KubeControllerManagerConfig extends ApiConnectionConfig {
 export const KUBE_CONTROLLER_MANAGER = 'kube-controller-manager';
 export const DEFAULT_KUBE_API_QPS = 20;
 export const DEFAULT_KUBE_API_BURST = 30;
-const ALL: readonly ControllerName[] = ['replicaset', 'deployment', 'podgc', 'garbagecollector'];
+const ALL: readonly ControllerName[] = ['replicaset', 'deployment', 'podgc', 'garbagecollector', 'namespace'];
 
 function checkConfig(config: unknown): KubeControllerManagerConfig {
   const c = (config ?? {}) as KubeControllerManagerConfig;
@@ -56,6 +60,7 @@ export interface ControllerManagerState {
   readonly deployment?: DeploymentController;
   readonly podgc?: PodGCController;
   readonly garbagecollector?: GarbageCollector;
+  readonly namespace?: NamespaceController;
 }
 
 export function createActor(_id: string, config: unknown): Actor {
@@ -77,8 +82,9 @@ export function createActor(_id: string, config: unknown): Actor {
         replicasets: enabled.has('replicaset') || enabled.has('deployment') || enabled.has('garbagecollector'),
         deployments: enabled.has('deployment') || enabled.has('garbagecollector'),
         nodes: enabled.has('podgc'),
+        namespaces: enabled.has('namespace'),
       };
-      const mk = <T extends Pod | ReplicaSet | Deployment | Node>(on: boolean, resource: 'pods' | 'replicasets' | 'deployments' | 'nodes') => {
+      const mk = <T extends Pod | ReplicaSet | Deployment | Node | Namespace>(on: boolean, resource: 'pods' | 'replicasets' | 'deployments' | 'nodes' | 'namespaces') => {
         if (!on) return undefined;
         pending++;
         return shell.informer<T>(resource, synced);
@@ -87,6 +93,7 @@ export function createActor(_id: string, config: unknown): Actor {
       const rss = mk<ReplicaSet>(need.replicasets, 'replicasets');
       const ds = mk<Deployment>(need.deployments, 'deployments');
       const nodes = mk<Node>(need.nodes, 'nodes');
+      const namespaces = mk<Namespace>(need.namespaces, 'namespaces');
       if (enabled.has('replicaset')) {
         const c = new ReplicaSetController(shell.env, pods, rss!, shell.client('replicaset-controller', qps, burst), {
           burstReplicas: cfg.burstReplicas,
@@ -118,6 +125,13 @@ export function createActor(_id: string, config: unknown): Actor {
           c.attemptToDelete.start();
           c.attemptToOrphan.start();
         });
+      }
+      if (enabled.has('namespace')) {
+        // The namespace cleanup controller is very chatty (discovery, then lots of deletes).
+        const nsQps = qps > 0 ? qps * 20 : qps;
+        const c = new NamespaceController(shell.env, namespaces!, shell.client('namespace-controller', nsQps, burst * 100), { workers: cfg.concurrentNamespaceSyncs });
+        state.namespace = c;
+        starters.push(() => c.workers.start());
       }
     }),
   };

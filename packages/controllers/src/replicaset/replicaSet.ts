@@ -8,7 +8,7 @@
 import type { ApiResult, ParsedLabelSelector, Pod, ReplicaSet, ReplicaSetStatus } from '@podsim/api';
 import { labelSelectorAsSelector, labelSetMatches, labelsMatch, seconds, selectorEmpty } from '@podsim/api';
 import type { ApiClient } from '../client.js';
-import { all, call, isNotFound, isOk, objectOf, statusOf, syncErrorOf, type Sync, type SyncError } from '../coroutine.js';
+import { all, call, hasStatusCause, isNotFound, isOk, objectOf, statusOf, syncErrorOf, type Sync, type SyncError } from '../coroutine.js';
 import { nowTimestamp, type ControllerEnv } from '../env.js';
 import { UIDTrackingControllerExpectations } from '../expectations.js';
 import {
@@ -315,8 +315,11 @@ export class ReplicaSetController {
               uid: pod.metadata.uid,
             });
           } else {
-            err ??= { reason: 'FailedCreate', message: statusOf(res).message ?? `HTTP ${res.code}` };
             this.env.trace('controller.rs.create', `${ns}/${rsName} create failed: ${res.code}`, { namespace: ns, replicaset: rsName, code: res.code });
+            // If the namespace is being terminated, we don't have to do anything because any
+            // creation will fail: counted as a success, so the expectation stays until it expires.
+            if (hasStatusCause(res, 'NamespaceTerminating')) successes++;
+            else err ??= { reason: 'FailedCreate', message: statusOf(res).message ?? `HTTP ${res.code}` };
           }
         }
         if (err) break;
