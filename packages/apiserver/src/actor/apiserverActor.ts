@@ -6,7 +6,7 @@
  * (fields in docs/conventions.md). With `serviceTimeUs > 0` requests queue FIFO behind a single
  * processor and are handled when their service time ends; otherwise the answer is instant.
  */
-import type { Actor, ActorContext, ApiRequest, Envelope, Pod } from '@podsim/api';
+import type { Actor, ActorContext, ApiRequest, Envelope, Namespace, Pod } from '@podsim/api';
 import { ApiServer, type ApiServerConfig } from '../apiServer.js';
 import type { RequestContext } from '../registry/strategy.js';
 import type { StorageEvent } from '../storage/interfaces.js';
@@ -62,6 +62,10 @@ export function createActor(_id: string, config: unknown): Actor {
       const p = ev.object as Pod;
       if (p.status?.phase !== undefined) data.phase = p.status.phase;
       if (p.spec?.nodeName) data.nodeName = p.spec.nodeName;
+    }
+    if (resource === 'namespaces') {
+      const phase = (ev.object as Namespace).status?.phase;
+      if (phase !== undefined) data.phase = phase;
     }
     if (resource === 'replicasets') {
       const replicas = (ev.object as { status?: { replicas?: number } }).status?.replicas;

@@ -319,7 +319,7 @@ export class Driver {
     step: DeleteStep,
     names: readonly string[],
     i: number,
-    results: Array<{ name: string; code: number; uid?: string }>,
+    results: Array<{ name: string; code: number; uid?: string; error?: string }>,
   ): void {
     if (i >= names.length) return this.afterDelete(ctx, step, results);
     const t = step.target;
@@ -328,13 +328,16 @@ export class Driver {
       { type: 'ApiDelete', resource: t.resource, namespace: t.namespace, name: names[i], options: step.options } as Message,
       (r) => {
         const uid = r.code < 300 ? (r.body as KubeObject).metadata?.uid ?? (r.body as { details?: { uid?: string } }).details?.uid : undefined;
-        this.deleteEach(ctx, step, names, i + 1, [...results, { name: names[i], code: r.code, ...(uid ? { uid } : {}) }]);
+        // kubectl prints a failure as `Error from server (<reason>): <message>`.
+        const st = r.body as { reason?: string; message?: string };
+        const error = r.code >= 300 && r.code !== 404 && st?.reason && st.message ? `Error from server (${st.reason}): ${st.message}` : undefined;
+        this.deleteEach(ctx, step, names, i + 1, [...results, { name: names[i], code: r.code, ...(uid ? { uid } : {}), ...(error ? { error } : {}) }]);
       },
       () => this.deleteEach(ctx, step, names, i + 1, [...results, { name: names[i], code: 504 }]),
     );
   }
 
-  private afterDelete(ctx: ActorContext, step: DeleteStep, results: Array<{ name: string; code: number; uid?: string }>): void {
+  private afterDelete(ctx: ActorContext, step: DeleteStep, results: Array<{ name: string; code: number; uid?: string; error?: string }>): void {
     // With --all / -l kubectl ignores NotFound (another deleter won the race); by name it is an error.
     const ignoreNotFound = step.target.name === undefined;
     const failed = results.filter((r) => r.code >= 300 && !(ignoreNotFound && r.code === 404));
@@ -349,7 +352,7 @@ export class Driver {
             ? `${kind} "${r.name}" ${step.verb}`
             : r.code === 404
               ? `Error from server (NotFound): ${step.target.resource} "${r.name}" not found`
-              : `Error from server: ${step.target.resource} "${r.name}": ${r.code}`,
+              : (r.error ?? `Error from server: ${step.target.resource} "${r.name}": ${r.code}`),
         ),
     ];
     if (failed.length > 0 || !step.wait) {

@@ -105,6 +105,9 @@ const KIND_RESOURCE: Record<string, ResourceName> = {
   node: 'nodes',
   nodes: 'nodes',
   no: 'nodes',
+  namespace: 'namespaces',
+  namespaces: 'namespaces',
+  ns: 'namespaces',
 };
 
 const KIND_SINGULAR: Record<string, string> = { pods: 'pod', deployments: 'deployment', replicasets: 'replicaset', nodes: 'node', namespaces: 'namespace' };
