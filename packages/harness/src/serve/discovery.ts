@@ -67,7 +67,11 @@ export const SERVED_RESOURCES: readonly ServedResource[] = [
     shortNames: ['ns'],
     categories: [],
     verbs: ALL_VERBS,
-    subresources: [],
+    subresources: [
+      // The namespace controller's spec.finalizers update (PUT only) and status conditions.
+      { name: 'finalize', verbs: ['update'], group: '', kind: 'Namespace' },
+      { name: 'status', verbs: ['get', 'patch', 'update'], group: '', kind: 'Namespace' },
+    ],
   },
   {
     resource: 'events',

@@ -309,7 +309,7 @@ function resourcePath(group: string, segs: string[]): ResourcePath | Status {
   return { served, namespace, name, subresource: rest[2], watchPrefix };
 }
 
-const SUBRESOURCE_NAMES = new Set<string>(['status', 'scale', 'binding', 'eviction']);
+const SUBRESOURCE_NAMES = new Set<string>(['status', 'scale', 'binding', 'eviction', 'finalize']);
 /** Subresources that only take POST (`pods/binding`, `pods/eviction`). */
 const CREATE_ONLY = new Set<string | undefined>(['binding', 'eviction']);
 
