@@ -25,6 +25,7 @@ import type {
   Clock,
   DeleteOptions,
   Deployment,
+  Eviction,
   KubeObject,
   Namespace,
   Pod,
@@ -50,6 +51,7 @@ import { deepClone, isPlainObject } from './objects.js';
 import { type PatchKind, applyPatch, isPatchError } from './patch.js';
 import { toTable } from './printers.js';
 import { createBinding } from './registry/podBinding.js';
+import { createEviction } from './registry/podEviction.js';
 import { deploymentStatusStrategy, deploymentStrategy } from './registry/deploymentStrategy.js';
 import { eventStrategy } from './registry/eventStrategy.js';
 import { deleteNamespace, shouldDeleteNamespaceDuringUpdate } from './registry/namespaceRest.js';
@@ -335,10 +337,10 @@ export class ApiServer {
   }
 
   /** A private, type-checked copy of a subresource body (`Binding`, `Scale`). */
-  private decodeSub(obj: unknown, kind: 'Binding' | 'Scale', mode: 'body' | 'patch' = 'body', name?: string): KubeObject | Status {
+  private decodeSub(obj: unknown, kind: 'Binding' | 'Scale' | 'Eviction', mode: 'body' | 'patch' = 'body', name?: string): KubeObject | Status {
     if (!isPlainObject(obj)) return newBadRequest('the body of the request was in an unknown format - accepted media types include: application/json, application/yaml');
     const o = deepClone(obj) as unknown as KubeObject;
-    const gk = { group: kind === 'Scale' ? 'autoscaling' : '', kind };
+    const gk = { group: kind === 'Scale' ? 'autoscaling' : kind === 'Eviction' ? 'policy' : '', kind };
     return decodeTyped(o as unknown as Record<string, unknown>, kind, 'v1', mode, gk, name) ?? o;
   }
 
@@ -373,6 +375,13 @@ export class ApiServer {
       const admBinding = this.admitNamespace(e, rctx, binding, req.name);
       if (admBinding) return fail(admBinding);
       const st = createBinding(e.store as unknown as Store<Pod>, rctx, req.name, binding, req.dryRun);
+      return result(st.code, st);
+    }
+    if (req.subresource === 'eviction') {
+      if (req.resource !== 'pods' || !req.name) return fail(notFoundResource());
+      const eviction = this.decodeSub(req.object, 'Eviction');
+      if (isStatus(eviction)) return fail(eviction);
+      const st = createEviction(e.store as unknown as Store<Pod>, rctx, req.name, eviction as Eviction, req.dryRun);
       return result(st.code, st);
     }
     if (req.subresource) return fail(newMethodNotSupported({ group: '', resource: `${req.resource}/${req.subresource}` }, 'create'));
