@@ -95,3 +95,29 @@ test('requeue follows the pods grace: 30 s grace, pods gone after 25 s: syncs at
   t.is(since(deleted), 42);
   t.deepEqual(run.all('controller.namespace.finalize').map((r) => [since(r), r.data!.code]), [[42, 200]]);
 });
+
+// kubectl delete ns demo --cascade=orphan / --cascade=foreground: the first DELETE puts the
+// orphan / foregroundDeletion finalizer on the namespace (REST.Delete); the garbage collector,
+// which watches namespaces like every other deletable resource, removes it (the namespace has no
+// dependents), and the namespace is gone once the namespace controller has finalized it. The GC
+// used to watch only pods, ReplicaSets and Deployments, so the namespace stayed Terminating
+// forever with `finalizers: [orphan]`.
+for (const policy of ['Orphan', 'Foreground'] as const) {
+  test(`delete ns with propagationPolicy ${policy}: the GC removes its ${policy === 'Orphan' ? 'orphan' : 'foregroundDeletion'} finalizer, the namespace is DELETED after its pods`, (t) => {
+    const s = steps(2, 30).map((st) => (st.label === 'delete ns' ? { ...st, req: { type: 'ApiDelete' as const, resource: 'namespaces' as const, name: 'demo', options: { propagationPolicy: policy } } } : st));
+    const run = runCluster({ steps: s, kubelet: { nodes: ['n1'] }, untilUs: 120 * S });
+    const finalizer = policy === 'Orphan' ? 'orphan' : 'foregroundDeletion';
+    const writes = nsWrites(run.traces);
+    const terminating = writes.find((w) => w.data?.deletionTimestamp)!;
+    t.deepEqual(terminating.data!.finalizers, [finalizer]);
+    t.deepEqual(
+      run.all('controller.gc.removeFinalizer', (r) => r.data?.resource === 'namespaces').map((r) => [r.data!.name, r.data!.finalizer, r.data!.code]),
+      [['demo', finalizer, 200]],
+    );
+    const deleted = writes.find((w) => w.data?.event === 'DELETED');
+    t.truthy(deleted, `namespace removed (last write: ${JSON.stringify(writes.at(-1)?.data)})`);
+    const podsGone = run.pods().filter((e) => e.type === 'DELETED');
+    t.is(podsGone.length, 2);
+    for (const p of podsGone) t.true(deleted!.t > p.t, 'namespace DELETED after its pods');
+  });
+}

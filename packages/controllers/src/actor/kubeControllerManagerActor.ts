@@ -82,7 +82,7 @@ export function createActor(_id: string, config: unknown): Actor {
         replicasets: enabled.has('replicaset') || enabled.has('deployment') || enabled.has('garbagecollector'),
         deployments: enabled.has('deployment') || enabled.has('garbagecollector'),
         nodes: enabled.has('podgc'),
-        namespaces: enabled.has('namespace'),
+        namespaces: enabled.has('namespace') || enabled.has('garbagecollector'),
       };
       const mk = <T extends Pod | ReplicaSet | Deployment | Node | Namespace>(on: boolean, resource: 'pods' | 'replicasets' | 'deployments' | 'nodes' | 'namespaces') => {
         if (!on) return undefined;
@@ -117,7 +117,7 @@ export function createActor(_id: string, config: unknown): Actor {
         starters.push(() => c.start());
       }
       if (enabled.has('garbagecollector')) {
-        const c = new GarbageCollector(shell.env, { pods, replicasets: rss!, deployments: ds! }, shell.client('generic-garbage-collector', qps, burst), {
+        const c = new GarbageCollector(shell.env, { pods, replicasets: rss!, deployments: ds!, namespaces: namespaces! }, shell.client('generic-garbage-collector', qps, burst), {
           workers: cfg.concurrentGCSyncs,
         });
         state.garbagecollector = c;

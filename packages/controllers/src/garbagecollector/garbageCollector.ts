@@ -5,7 +5,7 @@
  * upstream), `processDeletingDependentsItem` (foregroundDeletion) and the orphan finalizer.
  * Owner kinds podsim does not serve are treated as existing (never collected).
  */
-import type { ApiResult, Deployment, KubeObject, OwnerReference, Pod, ReplicaSet, ResourceName } from '@podsim/api';
+import type { ApiResult, Deployment, KubeObject, Namespace, OwnerReference, Pod, ReplicaSet, ResourceName } from '@podsim/api';
 import type { ApiClient } from '../client.js';
 import { all, call, isConflict, isNotFound, isOk, objectOf, syncErrorOf, type Sync, type SyncError } from '../coroutine.js';
 import type { ControllerEnv } from '../env.js';
@@ -63,7 +63,7 @@ export class GarbageCollector {
 
   constructor(
     private readonly env: ControllerEnv,
-    informers: { pods: Informer<Pod>; replicasets: Informer<ReplicaSet>; deployments: Informer<Deployment> },
+    informers: { pods: Informer<Pod>; replicasets: Informer<ReplicaSet>; deployments: Informer<Deployment>; namespaces?: Informer<Namespace> },
     client: ApiClient,
     opts: GarbageCollectorOptions = {},
   ) {
@@ -74,7 +74,9 @@ export class GarbageCollector {
       ['Pod', informers.pods],
       ['ReplicaSet', informers.replicasets],
       ['Deployment', informers.deployments],
+      ['Namespace', informers.namespaces],
     ] as const) {
+      if (!inf) continue;
       (inf as unknown as Informer<KubeObject>).addEventHandler({
         onAdd: (o) => this.observe(kind, undefined, o),
         onUpdate: (old, o) => this.observe(kind, old, o),
