@@ -349,7 +349,7 @@ export class ApiServer {
    * `plugin/namespace/lifecycle` `Admit`): only into an existing namespace (404 NotFound of the
    * namespace) whose phase is not Terminating (403 Forbidden with cause `NamespaceTerminating`,
    * named after the object as `admission.NewForbidden` names it: its name, else its
-   * generateName). Subresource creates (pods/binding) are admitted alike. The informer cache
+   * generateName). Subresource creates (pods/binding, pods/eviction) are admitted alike. The informer cache
    * and its live-lookup fallback are the storage itself here.
    */
   private admitNamespace(e: ResourceEntry, rctx: RequestContext, obj: KubeObject | undefined, name?: string): Status | undefined {
@@ -381,6 +381,8 @@ export class ApiServer {
       if (req.resource !== 'pods' || !req.name) return fail(notFoundResource());
       const eviction = this.decodeSub(req.object, 'Eviction');
       if (isStatus(eviction)) return fail(eviction);
+      const admEviction = this.admitNamespace(e, rctx, eviction, req.name);
+      if (admEviction) return fail(admEviction);
       const st = createEviction(e.store as unknown as Store<Pod>, rctx, req.name, eviction as Eviction, req.dryRun);
       return result(st.code, st);
     }

@@ -87,6 +87,22 @@ test('pods/binding into a Terminating namespace is 403 (NamespaceLifecycle admit
   t.is(status(r).message, 'pods "p" is forbidden: unable to create new content in namespace demo because it is being terminated');
 });
 
+// kubectl drain of a node whose pods are in a namespace being deleted: v1.22.8's
+// NamespaceLifecycle refuses the pods/eviction create like any create (kubectl drain retries on
+// that cause until the namespace controller has marked the pod). The eviction used to be
+// admitted: 201 and a graceful delete of the pod in the Terminating namespace.
+test('pods/eviction in a Terminating namespace is 403 with the NamespaceTerminating cause and leaves the pod alone', (t) => {
+  const h = withNamespace();
+  h.createPod('p', { nodeName: 'node-1' }, {}, 'demo');
+  h.req({ type: 'ApiDelete', resource: 'namespaces', name: 'demo' });
+  const r = h.req({ type: 'ApiCreate', resource: 'pods', namespace: 'demo', name: 'p', subresource: 'eviction', object: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: 'p', namespace: 'demo' } } as never });
+  t.is(r.code, 403);
+  t.is(status(r).message, 'pods "p" is forbidden: unable to create new content in namespace demo because it is being terminated');
+  t.deepEqual(status(r).details?.causes?.map((c) => c.reason), ['NamespaceTerminating']);
+  const pod = h.req({ type: 'ApiGet', resource: 'pods', namespace: 'demo', name: 'p' }).body as Pod;
+  t.is(pod.metadata.deletionTimestamp, undefined);
+});
+
 test('finalize emptying spec.finalizers removes a Terminating namespace (DELETED, then 404); updates and status keep spec.finalizers', (t) => {
   const h = withNamespace();
   h.at(5).req({ type: 'ApiDelete', resource: 'namespaces', name: 'demo' });
