@@ -187,3 +187,17 @@ test('the eviction subresource takes only POST of an Eviction; a bad protobuf bo
   t.deepEqual(st(route({ ...req('GET', '/api/v1/namespaces/demo/pods/p/eviction', Buffer.alloc(0)), headers: {} }, '127.0.0.1:1')), [405, 'MethodNotAllowed']);
   t.deepEqual(st(route(req('POST', '/api/v1/namespaces', Buffer.from([0x6b, 0x38, 0x73, 0x00, 0x0a, 0xff])), '127.0.0.1:1')), [400, 'BadRequest']);
 });
+
+// A map entry keyed "__proto__" (a label, an annotation) was assigned with `m[k] = v`, which in
+// JavaScript sets the object's prototype instead of a key: the label vanished without a word
+// (the JSON path keeps it and validation answers 422 for the invalid key).
+test('a map key "__proto__" is kept as a key, as the JSON body would carry it', (t) => {
+  const b = body('v1', 'Namespace', [objectMeta('demo', '', { ['__proto__']: 'x', app: 'web' })]);
+  const labels = (decoded(b).metadata as { labels: Record<string, string> }).labels;
+  t.deepEqual(Object.entries(labels), [
+    ['__proto__', 'x'],
+    ['app', 'web'],
+  ]);
+  t.is(Object.getPrototypeOf(labels), Object.prototype);
+  t.deepEqual(JSON.parse(JSON.stringify(labels)), JSON.parse('{"__proto__":"x","app":"web"}'));
+});

@@ -288,7 +288,8 @@ function readMessage(bytes: Uint8Array, key: string, depth: number): Record<stri
     if (f.map) {
       const [k, v] = readMapEntry(r.bytes(), f, key, depth);
       const m = (out[f.name] ??= {}) as Record<string, unknown>;
-      m[k] = v;
+      // defineProperty, not `m[k] = v`: a key "__proto__" must stay a key, as JSON.parse keeps it.
+      Object.defineProperty(m, k, { value: v, enumerable: true, writable: true, configurable: true });
       continue;
     }
     const value = SCALARS.has(f.type) ? readScalar(r, f, key) : readMessage(r.bytes(), f.type, depth + 1);
