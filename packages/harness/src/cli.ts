@@ -129,28 +129,31 @@ export async function main(argv: readonly string[], io: CliIo = stdio): Promise<
       for (const w of plan.warnings) io.err(formatIssue(w));
       // Ctrl-C (or SIGTERM) ends the run at its next pause and reports what happened until then;
       // a second one quits at once. (Without this a long run lost every row it had produced.)
+      // The handler stays until the report, --json and --trace are written: a Ctrl-C after the
+      // run ended used to meet Node's default action and kill podsim before it wrote them.
       const interrupt = new AbortController();
+      let runOver = false;
       const onSignal = () => {
         if (interrupt.signal.aborted) process.exit(130);
         interrupt.abort();
-        io.err('podsim run: interrupted; reporting the run so far (again to quit at once)');
+        io.err(runOver ? 'podsim run: the run is over; finishing its report (again to quit at once)' : 'podsim run: interrupted; reporting the run so far (again to quit at once)');
       };
       process.on('SIGINT', onSignal).on('SIGTERM', onSignal);
-      let res;
       try {
         io.out(`seed ${plan.seed} (placement ${plan.placement}) ${file}`);
-        res = await runPlan(plan, { engine: o.engine, signal: interrupt.signal });
+        const res = await runPlan(plan, { engine: o.engine, signal: interrupt.signal });
+        runOver = true;
+        const report = judge(plan, res).report;
+        printReport(report, io, o.quiet ?? false);
+        if (o.json) writeFileSync(o.json, `${JSON.stringify(report, null, 2)}\n`);
+        if (o.trace) {
+          writeFileSync(o.trace, JSON.stringify(toChromeTrace(res.traces, { file, seed: plan.seed, placement: plan.placement, traceDigest: report.traceDigest })));
+          io.out(`trace written to ${o.trace} (open it in https://ui.perfetto.dev or chrome://tracing)`);
+        }
+        code = report.ok ? EXIT_OK : EXIT_FAILED;
       } finally {
         process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
       }
-      const report = judge(plan, res).report;
-      printReport(report, io, o.quiet ?? false);
-      if (o.json) writeFileSync(o.json, `${JSON.stringify(report, null, 2)}\n`);
-      if (o.trace) {
-        writeFileSync(o.trace, JSON.stringify(toChromeTrace(res.traces, { file, seed: plan.seed, placement: plan.placement, traceDigest: report.traceDigest })));
-        io.out(`trace written to ${o.trace} (open it in https://ui.perfetto.dev or chrome://tracing)`);
-      }
-      code = report.ok ? EXIT_OK : EXIT_FAILED;
     });
 
   program

@@ -5,7 +5,7 @@
  */
 import test from 'ava';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -119,5 +119,39 @@ test('podsim run: SIGINT while a wait can never be met ends the run with its rep
   t.regex(err, /interrupted; reporting the run so far/);
   t.regex(out, /^virtual .* trace digest [0-9a-f]{16}$/m);
   t.regex(out, /interrupted \(Ctrl-C\) at virtual/);
+  t.notRegex(err, /\n\s+at /, 'no stack trace');
+});
+
+test('podsim run: a Ctrl-C after the run ended, while the report is written, still writes --json and --trace', async (t) => {
+  // Used to: the SIGINT handler was removed as soon as the run ended, so a Ctrl-C while podsim
+  // judged the run and wrote its files met Node's default action: podsim died by SIGINT after
+  // printing the tally and before writing --trace (a 30 h run's trace was simply missing).
+  t.timeout(120_000);
+  const dir = mkdtempSync(join(tmpdir(), 'podsim-interrupt-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, 'sleep-30h.yaml');
+  writeFileSync(file, WAIT_FOREVER.replace('  - wait: { for: exists, name: ghost, timeout: 100000h }', '  - sleep: 30h'));
+  const [json, trace] = [join(dir, 'out.json'), join(dir, 'trace.json')];
+  const child = spawn(process.execPath, [fileURLToPath(new URL('../../src/cli.js', import.meta.url)), 'run', file, '--quiet', '--json', json, '--trace', trace], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+  const [code, signal] = await new Promise<[number | null, string | null]>((resolve) => {
+    let sent = false;
+    child.stdout.on('data', (c: Buffer) => {
+      out += c.toString();
+      if (!sent && /^virtual /m.test(out)) {
+        sent = true; // the run is over and its tally is being printed
+        child.kill('SIGINT');
+      }
+    });
+    child.on('close', (c, s) => resolve([c, s]));
+  });
+  t.is(signal, null, out + err);
+  t.is(code, 0, out + err);
+  t.regex(out, /^PASS$/m);
+  t.regex(out, /trace written to /);
+  t.is((JSON.parse(readFileSync(json, 'utf8')) as { ok: boolean }).ok, true);
+  t.true(Array.isArray((JSON.parse(readFileSync(trace, 'utf8')) as { traceEvents: unknown[] }).traceEvents));
   t.notRegex(err, /\n\s+at /, 'no stack trace');
 });
