@@ -89,6 +89,16 @@ export class GenericPLEG {
   private readonly records = new Map<string, PodRecord>();
   /** The pods of the last relist in order of first appearance (sandboxes, then containers). */
   private order: PodRecord[] = [];
+  /**
+   * The previous relist's lists and the record of each item (undefined: no pod UID label).
+   * The runtime lists in creation order, so an item of this relist is usually at or just after
+   * its position in the previous one: found there by id, its record is known without reading
+   * its labels or the records map (an item's labels never change).
+   */
+  private prevSandboxes: readonly cri.PodSandbox[] = [];
+  private prevSandboxRecs: (PodRecord | undefined)[] = [];
+  private prevContainers: readonly cri.Container[] = [];
+  private prevContainerRecs: (PodRecord | undefined)[] = [];
   private gen = 0;
   private timer: number | undefined;
   private stopped = false;
@@ -189,6 +199,9 @@ export class GenericPLEG {
         };
         this.records.set(uid, r);
       }
+      return touch(r);
+    };
+    const touch = (r: PodRecord): PodRecord => {
       if (r.gen !== gen) {
         r.gen = gen;
         r.nextCount = 0;
@@ -197,17 +210,43 @@ export class GenericPLEG {
       }
       return r;
     };
-    for (const sb of sandboxes) {
-      const r = rec(sb.labels);
+    const sandboxRecs: (PodRecord | undefined)[] = new Array<PodRecord | undefined>(sandboxes.length);
+    const prevSandboxes = this.prevSandboxes;
+    const prevSandboxRecs = this.prevSandboxRecs;
+    for (let i = 0, j = 0; i < sandboxes.length; i++) {
+      const sb = sandboxes[i];
+      const k = nearby(prevSandboxes, j, sb.id);
+      let r: PodRecord | undefined;
+      if (k >= 0) {
+        j = k + 1;
+        r = prevSandboxRecs[k];
+        if (r) touch(r);
+      } else r = rec(sb.labels);
+      sandboxRecs[i] = r;
       if (!r) continue;
       setState(r, sb.id, sandboxState(sb.state), '');
       r.nextSandboxCount = r.nextCount;
     }
-    for (const c of containers) {
-      const r = rec(c.labels);
+    const containerRecs: (PodRecord | undefined)[] = new Array<PodRecord | undefined>(containers.length);
+    const prevContainers = this.prevContainers;
+    const prevContainerRecs = this.prevContainerRecs;
+    for (let i = 0, j = 0; i < containers.length; i++) {
+      const c = containers[i];
+      const k = nearby(prevContainers, j, c.id);
+      let r: PodRecord | undefined;
+      if (k >= 0) {
+        j = k + 1;
+        r = prevContainerRecs[k];
+        if (r) touch(r);
+      } else r = rec(c.labels);
+      containerRecs[i] = r;
       if (!r) continue;
       setState(r, c.id, containerState(c.state), c.state === 'CONTAINER_RUNNING' ? (c.labels['io.kubernetes.container.name'] ?? c.metadata.name) : '');
     }
+    this.prevSandboxes = sandboxes;
+    this.prevSandboxRecs = sandboxRecs;
+    this.prevContainers = containers;
+    this.prevContainerRecs = containerRecs;
     // Events per pod, over the union of old and new pods: pods of this relist in order of first
     // appearance, then pods the previous relist had and this one does not.
     const eventPods: PodRecord[] = [];
@@ -305,6 +344,13 @@ function setState(r: PodRecord, id: string, state: PlegState, name: string): voi
   r.nextStates[r.nextCount] = state;
   r.nextNames[r.nextCount] = name;
   r.nextCount++;
+}
+
+/** Index of the item with `id` among `items[from .. from + 4)`, or -1 (a bounded look-ahead over removed items). */
+function nearby(items: readonly { readonly id: string }[], from: number, id: string): number {
+  const end = Math.min(items.length, from + 4);
+  for (let k = from; k < end; k++) if (items[k].id === id) return k;
+  return -1;
 }
 
 function indexOfPrefix(a: readonly string[], n: number, x: string): number {
