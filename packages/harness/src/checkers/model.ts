@@ -74,7 +74,32 @@ export interface CriCall {
 }
 
 const num = (v: unknown): number | undefined => (typeof v === 'number' ? v : typeof v === 'string' && v !== '' && !isNaN(Number(v)) ? Number(v) : undefined);
-const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+
+/**
+ * One copy of each distinct string the model keeps. Records arrive from the host threads by
+ * structured clone, which copies every string of every record: a pod's UID, name, node and
+ * timestamps would otherwise be stored once per write, request and span that names them
+ * (a 10k-pod storm's model held ~20 KB per pod on the main thread).
+ */
+class Strings {
+  private readonly m = new Map<string, string>();
+  of(v: unknown): string | undefined {
+    if (typeof v !== 'string') return undefined;
+    const s = this.m.get(v);
+    if (s !== undefined) return s;
+    this.m.set(v, v);
+    return v;
+  }
+  /** A copy of a record's data with its string values interned. */
+  data(d: Record<string, unknown>): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    for (const k in d) {
+      const v = d[k];
+      out[k] = typeof v === 'string' ? this.of(v) : v;
+    }
+    return out;
+  }
+}
 
 export class TraceModel {
   /** Every API write, in trace order. */
@@ -102,6 +127,7 @@ export class TraceModel {
   /** Kubelet final-DELETE request records still waiting for their result record, by actor|podUid. */
   private readonly pendingFinal = new Map<string, TraceModel['finalDeletes'][number][]>();
   private indexes: ModelIndexes | undefined;
+  private readonly strings = new Strings();
 
   /**
    * Builds the model from records in (t, actor, seq) order. More records (later ones, in order)
@@ -117,6 +143,8 @@ export class TraceModel {
     this.indexes = undefined;
     const incarnation = this.incarnation;
     const open = this.open;
+    const S = this.strings;
+    const str = (v: unknown): string | undefined => S.of(v);
     for (const r of records) {
       const d = (r.data ?? {}) as Record<string, unknown>;
       switch (r.kind) {
@@ -139,7 +167,7 @@ export class TraceModel {
             deletionGracePeriodSeconds: num(d.deletionGracePeriodSeconds),
             phase: str(d.phase),
             nodeName: str(d.nodeName),
-            finalizers: Array.isArray(d.finalizers) ? (d.finalizers as string[]) : undefined,
+            finalizers: Array.isArray(d.finalizers) ? (d.finalizers as unknown[]).map((f) => S.of(f) ?? (f as string)) : undefined,
             statusReplicas: num(d.statusReplicas),
           };
           this.writes.push(w);
@@ -155,7 +183,7 @@ export class TraceModel {
           if (code === undefined) break;
           this.requests.push({
             t: r.t,
-            verb: (str(d.verb) ?? '').toLowerCase(),
+            verb: S.of((str(d.verb) ?? '').toLowerCase()) ?? '',
             resource: str(d.resource) ?? '',
             namespace: str(d.namespace),
             name: str(d.name),
@@ -168,7 +196,7 @@ export class TraceModel {
         case 'cri.call':
           this.criCalls.push({
             t: r.t,
-            runtime: r.actor,
+            runtime: S.of(r.actor) ?? r.actor,
             call: str(d.call) ?? '',
             containerId: str(d.containerId),
             podSandboxId: str(d.podSandboxId),
@@ -185,7 +213,7 @@ export class TraceModel {
             pod: str(d.pod) ?? '',
             namespace: str(d.namespace),
             container: str(d.container) ?? '',
-            runtime: r.actor,
+            runtime: S.of(r.actor) ?? r.actor,
             startedAt: r.t,
             signals: [],
           };
@@ -195,7 +223,7 @@ export class TraceModel {
         }
         case 'cri.signal': {
           const p = this.processById.get(str(d.containerId) ?? '');
-          if (p && p.exitedAt === undefined) p.signals.push({ t: r.t, signal: normalizeSignal(str(d.signal)) });
+          if (p && p.exitedAt === undefined) p.signals.push({ t: r.t, signal: S.of(normalizeSignal(str(d.signal))) ?? '' });
           break;
         }
         case 'cri.exit': {
@@ -218,7 +246,7 @@ export class TraceModel {
           if (stack?.length === 0) this.pendingFinal.delete(key);
           if (pending) pending.code = code;
           else {
-            const f = { t: r.t, actor: r.actor, podUid, pod: str(d.pod), namespace: str(d.namespace), code };
+            const f = { t: r.t, actor: S.of(r.actor) ?? r.actor, podUid, pod: str(d.pod), namespace: str(d.namespace), code };
             this.finalDeletes.push(f);
             if (code === undefined) push(this.pendingFinal, key, f);
           }
@@ -254,7 +282,7 @@ export class TraceModel {
             if (!podUid || spanId === undefined) break;
             const key = `${r.actor}|${r.kind}|${String(spanId)}`;
             if (d.ph === 'B') {
-              const s: Span = { actor: r.actor, kind: r.kind, podUid, begin: r.t, data: d, incarnation: incarnation.get(r.actor) ?? 1 };
+              const s: Span = { actor: S.of(r.actor) ?? r.actor, kind: S.of(r.kind) ?? r.kind, podUid, begin: r.t, data: S.data(d), incarnation: incarnation.get(r.actor) ?? 1 };
               open.set(key, s);
               const list = this.spans.get(r.kind) ?? [];
               list.push(s);
@@ -263,7 +291,7 @@ export class TraceModel {
               const s = open.get(key);
               if (s) {
                 s.end = r.t;
-                s.endData = d;
+                s.endData = S.data(d);
                 open.delete(key);
               }
             }
