@@ -36,7 +36,7 @@ function pathText(segs: ReadonlyArray<string | number>): string {
   return text.length > 80 ? `${text.slice(0, 60)}…` : text;
 }
 
-/** undefined when `root` is a finite tree (or DAG) at most {@link MAX_OBJECT_DEPTH} deep. */
+/** undefined when `root` is a finite tree (or DAG) at most {@link MAX_OBJECT_DEPTH} deep, without a `__proto__` key. */
 export function jsonShapeProblem(root: unknown, maxDepth = MAX_OBJECT_DEPTH): ShapeProblem | undefined {
   if (root === null || typeof root !== 'object') return undefined;
   // Depth-first with explicit exit markers, so "on the current path" is exact (a DAG is fine).
@@ -58,6 +58,12 @@ export function jsonShapeProblem(root: unknown, maxDepth = MAX_OBJECT_DEPTH): Sh
     if (f.depth > maxDepth) return problem(f, `nested deeper than ${maxDepth} levels`);
     onPath.add(f.v);
     const keys: Array<string | number> = Array.isArray(f.v) ? f.v.map((_, i) => i) : Object.keys(f.v);
+    if (!Array.isArray(f.v) && Object.prototype.hasOwnProperty.call(f.v, '__proto__')) {
+      // JSON.parse and the yaml library keep it as an own key, but copying (spread, deep clone)
+      // drops it and the engine's codec renames it: one thread and several would disagree.
+      // Kubernetes refuses it too wherever a key is validated (labels, annotations: 422).
+      return problem({ v: f.v, parent: f, key: '__proto__', depth: f.depth + 1, exit: false }, 'a key named "__proto__" is not accepted (it is not a valid label, annotation or field name)');
+    }
     for (let i = keys.length - 1; i >= 0; i--) {
       const x = (f.v as Record<string | number, unknown>)[keys[i]];
       if (x !== null && typeof x === 'object') stack.push({ v: x, parent: f, key: keys[i], depth: f.depth + 1, exit: false });

@@ -140,6 +140,12 @@ const hostile: Array<{ title: string; bytes: string | Buffer; line: number; mess
     message: /metadata\.labels\.self: YAML: an alias refers to the node that contains it/,
   },
   {
+    title: 'a __proto__ key',
+    bytes: GOOD.replace('  annotations:', '  labels:\n    __proto__: x\n  annotations:'),
+    line: 15,
+    message: /metadata\.labels\.__proto__: YAML: a key named "__proto__" is not accepted/,
+  },
+  {
     title: 'an alias bomb',
     bytes: `${GOOD}---\nx0: &a0 [q,q,q,q,q,q,q,q,q,q]\n${Array.from({ length: 8 }, (_, i) => `x${i + 1}: &a${i + 1} [${Array(10).fill(`*a${i}`).join(',')}]`).join('\n')}\n`,
     line: 21,

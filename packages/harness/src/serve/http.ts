@@ -215,7 +215,10 @@ function isObject(x: unknown): x is Record<string, unknown> {
 /** A protobuf body (`k8s\0` + runtime.Unknown) as the JSON-shaped object; a 400 / 415 Status when it does not decode. */
 function protobufBody(req: HttpRequestIn): { value: Record<string, unknown> } | Status {
   const d = decodeProtobufBody(req.body);
-  if (!isProtobufError(d)) return { value: d.object };
+  if (!isProtobufError(d)) {
+    const bad = jsonShapeProblem(d.object);
+    return bad ? badRequest(`the request body is not a valid Kubernetes object: at ${bad.path}: ${bad.message}`) : { value: d.object };
+  }
   return d.code === 415 ? status(415, 'UnsupportedMediaType', d.message) : badRequest(d.message);
 }
 
