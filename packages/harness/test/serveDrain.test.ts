@@ -7,61 +7,21 @@
  * Without a kubectl on PATH (or in $KUBECTL) these tests fail: .ci/run installs one.
  */
 import test, { type ExecutionContext } from 'ava';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer, type RunningServer } from '../src/serve/server.js';
 import { servePlan } from '../src/serve/servePlan.js';
 import { writeKubeconfig } from '../src/serve/kubeconfig.js';
+import { kubectlClient, until } from './support/kubectl.js';
 
-const KUBECTL = process.env.KUBECTL ?? 'kubectl';
 const SPEED = 20;
 
 let dir = '';
 let server: RunningServer;
 let kubeconfig: string;
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function kubectl(t: ExecutionContext) {
-  const cache = mkdtempSync(join(dir, 'cache-'));
-  const env = { ...process.env, KUBECONFIG: kubeconfig, KUBECACHEDIR: cache, HOME: cache };
-  const run = (args: string[], timeoutMs = 60_000): Promise<Run> =>
-    new Promise((resolve, reject) => {
-      const p = spawn(KUBECTL, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
-      let stdout = '';
-      let stderr = '';
-      p.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-      p.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-      const timer = setTimeout(() => p.kill('SIGKILL'), timeoutMs);
-      p.on('error', reject);
-      p.on('close', (code) => {
-        clearTimeout(timer);
-        t.log(`$ kubectl ${args.join(' ')} → ${code}`);
-        resolve({ code, stdout, stderr });
-      });
-    });
-  const background = (args: string[]): { proc: ChildProcess; out: () => string } => {
-    const proc = spawn(KUBECTL, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    proc.stdout!.on('data', (c: Buffer) => (out += c.toString()));
-    return { proc, out: () => out };
-  };
-  return { run, background };
-}
-
-async function until(what: string, cond: () => boolean | Promise<boolean>, ms = 30_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const kubectl = (t: ExecutionContext) => kubectlClient(t, kubeconfig, dir);
 
 /** `name node phase` of each pod of app=web in demo. */
 async function pods(k: ReturnType<typeof kubectl>): Promise<{ name: string; node: string; phase: string }[]> {

@@ -6,7 +6,7 @@
  * Without a kubectl on PATH (or in $KUBECTL) these tests fail: .ci/run installs one.
  */
 import test, { type ExecutionContext } from 'ava';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,15 +15,9 @@ import { startServer, type RunningServer } from '../src/serve/server.js';
 import { servePlan } from '../src/serve/servePlan.js';
 import { writeKubeconfig } from '../src/serve/kubeconfig.js';
 import { MINIO_REFERENCE_ROWS } from './scenarios/helpers.js';
+import { KUBECTL, kubectlClient, until, type KubectlRun } from './support/kubectl.js';
 
-const KUBECTL = process.env.KUBECTL ?? 'kubectl';
 const SPEED = 50;
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 let dir = '';
 let server: RunningServer;
@@ -33,44 +27,8 @@ let minioFile: string;
 let validateFlags: string[] = [];
 let legacyKubectl = false;
 
-function env(cacheDir: string): NodeJS.ProcessEnv {
-  return { ...process.env, KUBECONFIG: kubeconfig, KUBECACHEDIR: cacheDir, HOME: cacheDir };
-}
-
 /** A kubectl bound to a fresh cache directory. */
-function client(t: ExecutionContext) {
-  const cache = mkdtempSync(join(dir, 'cache-'));
-  const run = (args: string[], timeoutMs = 60_000): Promise<Run> =>
-    new Promise((resolve, reject) => {
-      const p = spawn(KUBECTL, args, { env: env(cache), stdio: ['ignore', 'pipe', 'pipe'] });
-      let stdout = '';
-      let stderr = '';
-      p.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-      p.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-      const timer = setTimeout(() => p.kill('SIGKILL'), timeoutMs);
-      p.on('error', reject);
-      p.on('close', (code) => {
-        clearTimeout(timer);
-        t.log(`$ kubectl ${args.join(' ')} → ${code}`);
-        resolve({ code, stdout, stderr });
-      });
-    });
-  const background = (args: string[]): { proc: ChildProcess; out: () => string } => {
-    const proc = spawn(KUBECTL, args, { env: env(cache), stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    proc.stdout!.on('data', (c: Buffer) => (out += c.toString()));
-    return { proc, out: () => out };
-  };
-  return { run, background };
-}
-
-async function until(what: string, cond: () => boolean | Promise<boolean>, ms = 30_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const client = (t: ExecutionContext) => kubectlClient(t, kubeconfig, dir);
 
 /** Pod names in the default namespace, via `kubectl get pods -o name`. */
 async function podNames(k: ReturnType<typeof client>, selector = 'app=minio'): Promise<string[]> {
@@ -208,7 +166,7 @@ test.serial('kubectl delete --grace-period=5, --now, --force --grace-period=0', 
   // --grace-period=5: the pod turns Terminating with deletionGracePeriodSeconds 5 (seen by a
   // `get -w -o json` running alongside), and the default --wait returns once it is gone.
   const watch = k.background(['get', 'pod', a, '-w', '-o', 'json']);
-  let graceful: Run;
+  let graceful: KubectlRun;
   try {
     await until('the watch to print the pod', () => watch.out().includes(`"name": "${a}"`));
     graceful = await k.run(['delete', 'pod', a, '--grace-period=5']);
