@@ -210,37 +210,33 @@ export class GenericPLEG {
       }
       return r;
     };
-    const sandboxRecs: (PodRecord | undefined)[] = new Array<PodRecord | undefined>(sandboxes.length);
-    const prevSandboxes = this.prevSandboxes;
-    const prevSandboxRecs = this.prevSandboxRecs;
-    for (let i = 0, j = 0; i < sandboxes.length; i++) {
-      const sb = sandboxes[i];
-      const k = nearby(prevSandboxes, j, sb.id);
-      let r: PodRecord | undefined;
-      if (k >= 0) {
-        j = k + 1;
-        r = prevSandboxRecs[k];
-        if (r) touch(r);
-      } else r = rec(sb.labels);
-      sandboxRecs[i] = r;
+    // Each listed item's pod record: the runtime lists in a stable order, so the record is found
+    // at (or just after) the item's position in the previous relist's list, by id; else by labels.
+    const recordsOf = (items: readonly { readonly id: string; readonly labels: Record<string, string> }[], prev: readonly { readonly id: string }[], prevRecs: readonly (PodRecord | undefined)[]) => {
+      const out = new Array<PodRecord | undefined>(items.length);
+      for (let i = 0, j = 0; i < items.length; i++) {
+        const k = nearby(prev, j, items[i].id);
+        if (k < 0) out[i] = rec(items[i].labels);
+        else {
+          j = k + 1;
+          const r = prevRecs[k];
+          out[i] = r && touch(r);
+        }
+      }
+      return out;
+    };
+    const sandboxRecs = recordsOf(sandboxes, this.prevSandboxes, this.prevSandboxRecs);
+    for (let i = 0; i < sandboxes.length; i++) {
+      const r = sandboxRecs[i];
       if (!r) continue;
-      setState(r, sb.id, sandboxState(sb.state), '');
+      setState(r, sandboxes[i].id, sandboxState(sandboxes[i].state), '');
       r.nextSandboxCount = r.nextCount;
     }
-    const containerRecs: (PodRecord | undefined)[] = new Array<PodRecord | undefined>(containers.length);
-    const prevContainers = this.prevContainers;
-    const prevContainerRecs = this.prevContainerRecs;
-    for (let i = 0, j = 0; i < containers.length; i++) {
-      const c = containers[i];
-      const k = nearby(prevContainers, j, c.id);
-      let r: PodRecord | undefined;
-      if (k >= 0) {
-        j = k + 1;
-        r = prevContainerRecs[k];
-        if (r) touch(r);
-      } else r = rec(c.labels);
-      containerRecs[i] = r;
+    const containerRecs = recordsOf(containers, this.prevContainers, this.prevContainerRecs);
+    for (let i = 0; i < containers.length; i++) {
+      const r = containerRecs[i];
       if (!r) continue;
+      const c = containers[i];
       setState(r, c.id, containerState(c.state), c.state === 'CONTAINER_RUNNING' ? (c.labels['io.kubernetes.container.name'] ?? c.metadata.name) : '');
     }
     this.prevSandboxes = sandboxes;
