@@ -103,6 +103,9 @@ export function createActor(_id: string, config: unknown): Actor {
       };
       if (r.subresource) data.subresource = r.subresource;
       if (req.type === 'ApiDelete' && req.options?.gracePeriodSeconds !== undefined) data.gracePeriodSeconds = req.options.gracePeriodSeconds;
+      // An eviction is a delete with the Eviction's deleteOptions (kubectl drain --grace-period).
+      const evictionGrace = req.type === 'ApiCreate' && r.subresource === 'eviction' ? (req.object as { deleteOptions?: { gracePeriodSeconds?: number } }).deleteOptions?.gracePeriodSeconds : undefined;
+      if (evictionGrace !== undefined) data.gracePeriodSeconds = evictionGrace;
       const what = `${r.resource ?? ''}${r.subresource ? `/${r.subresource}` : ''}`;
       ctx.trace('api.request', `${data.verb} ${what} ${r.namespace ? `${r.namespace}/` : ''}${data.name} ${res.code} from ${env.from}`, data);
     }

@@ -34,6 +34,8 @@ export interface ApiRequest {
   readonly code: number;
   readonly client: string;
   readonly gracePeriodSeconds?: number;
+  /** `eviction` for a POST of pods/{name}/eviction, … */
+  readonly subresource?: string;
 }
 
 /** One container process as the runtime saw it. */
@@ -190,6 +192,7 @@ export class TraceModel {
             code,
             client: str(d.client) ?? '',
             gracePeriodSeconds: num(d.gracePeriodSeconds),
+            ...(d.subresource !== undefined ? { subresource: str(d.subresource) } : {}),
           });
           break;
         }

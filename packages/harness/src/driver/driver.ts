@@ -15,6 +15,7 @@ import type {
   KubeList,
   KubeObject,
   Message,
+  Pod,
   RequestTimedOut,
   ResourceName,
   Table,
@@ -23,7 +24,18 @@ import type {
 import { APISERVER_ACTOR } from '@podsim/api';
 import { parseLabelSelector, type ParsedLabelSelector } from '@podsim/api';
 import { PodInformer, conditionHolds } from './informer.js';
-import type { ApplyStep, DeleteStep, DriverConfig, DriverStep, FaultStep, PatchStep, ScaleStep, WaitStep, WatchStep } from './steps.js';
+import type { ApplyStep, CordonStep, DeleteStep, DrainStep, DriverConfig, DriverStep, EvictStep, FaultStep, PatchStep, ScaleStep, WaitStep, WatchStep } from './steps.js';
+import {
+  EVICTION_RETRY_US,
+  WAIT_FOR_DELETE_POLL_US,
+  abortLines,
+  aggregateError,
+  checkErrLines,
+  evictionOutcome,
+  goDuration,
+  podsForDeletion,
+  statusErrorText,
+} from './drain.js';
 
 /** Virtual µs after which an unanswered API call counts as failed (a fault ate it). */
 export const API_CALL_TIMEOUT_US = 30_000_000;
@@ -70,6 +82,8 @@ type TimerPayload =
   | { readonly t: 'step' }
   | { readonly t: 'waitTimeout'; readonly step: number }
   | { readonly t: 'deletePoll'; readonly step: number }
+  | { readonly t: 'drainEvict'; readonly step: number; readonly pod: number }
+  | { readonly t: 'drainPoll'; readonly step: number; readonly pod: number }
   | { readonly t: 'stop' };
 
 interface ActiveWait {
@@ -85,6 +99,19 @@ interface ActiveWait {
   readonly timer: number;
   /** Recorded with the step's end (`delete --wait`: what kubectl printed). */
   readonly detail?: Record<string, unknown>;
+}
+
+/** A `kubectl drain` in progress: its evictions and waits run side by side, one per pod (upstream's goroutines). */
+interface ActiveDrain {
+  readonly step: DrainStep;
+  /** What kubectl printed so far (stdout and stderr, in order). */
+  readonly output: string[];
+  /** The global `--timeout` deadline, from when the evictions began (virtual µs). */
+  readonly deadlineUs: number;
+  readonly pods: readonly Pod[];
+  outstanding: number;
+  /** One error per pod that failed, in the order they failed. */
+  readonly errors: string[];
 }
 
 function statusMessage(body: unknown): string {
@@ -109,6 +136,7 @@ export class Driver {
   private wait: ActiveWait | undefined;
   private tableWatch: { id: string; printedHeader: boolean; wide: boolean } | undefined;
   private tableWatchSeq = 0;
+  private drain: ActiveDrain | undefined;
   private done = false;
   /**
    * resourceVersion of the driver's own latest pod write (create / delete reply). A wait is
@@ -150,6 +178,12 @@ export class Driver {
         return;
       case 'deletePoll':
         if (this.wait && this.wait.step.index === p.step) this.pollDeleted(ctx);
+        return;
+      case 'drainEvict':
+        if (this.drain && this.drain.step.index === p.step) this.drainEvict(ctx, this.drain, p.pod);
+        return;
+      case 'drainPoll':
+        if (this.drain && this.drain.step.index === p.step) this.drainPoll(ctx, this.drain, p.pod);
         return;
       case 'stop':
         ctx.stopRun('timeline finished');
@@ -204,6 +238,13 @@ export class Driver {
         return this.runWatch(ctx, step);
       case 'fault':
         return this.runFault(ctx, step);
+      case 'cordon':
+      case 'uncordon':
+        return this.runCordon(ctx, step);
+      case 'evict':
+        return this.runEvict(ctx, step);
+      case 'drain':
+        return this.runDrain(ctx, step);
     }
   }
 
@@ -219,7 +260,7 @@ export class Driver {
       ...(error !== undefined ? { error } : {}),
       ...(detail ?? {}),
     });
-    if (step.kind === 'wait' || (step.kind === 'delete' && step.wait)) this.cursor = Math.max(this.cursor, ctx.now);
+    if (step.kind === 'wait' || step.kind === 'drain' || (step.kind === 'delete' && step.wait)) this.cursor = Math.max(this.cursor, ctx.now);
     this.schedule(ctx);
   }
 
@@ -554,6 +595,200 @@ export class Driver {
     }
   }
 
+  // ---- cordon / uncordon / evict / drain (kubectl v0.22.8 pkg/cmd/drain, pkg/drain) ---------------
+
+  private runCordon(ctx: ActorContext, step: CordonStep): void {
+    const output: string[] = [];
+    this.cordon(ctx, step.node, step.kind === 'cordon', output, (ok, error) => this.finish(ctx, step, ok, error, { output }));
+  }
+
+  /**
+   * RunCordonOrUncordon for one node: GET it (the resource builder; a failure ends kubectl with
+   * the error), then PATCH spec.unschedulable unless it already has the wanted value. A refused
+   * PATCH is printed and kubectl goes on (drain evicts anyway) and exits 0, as upstream does.
+   */
+  private cordon(ctx: ActorContext, node: string, desired: boolean, output: string[], done: (ok: boolean, error?: string) => void): void {
+    const verb = desired ? 'cordon' : 'uncordon';
+    this.api(
+      ctx,
+      { type: 'ApiGet', resource: 'nodes', name: node } as Message,
+      (r) => {
+        if (r.code !== 200) {
+          const line = serverError(r.body);
+          output.push(line);
+          return done(false, line);
+        }
+        const current = ((r.body as KubeObject & { spec?: { unschedulable?: boolean } }).spec?.unschedulable ?? false) === true;
+        if (current === desired) {
+          output.push(`node/${node} already ${verb}ed`);
+          return done(true);
+        }
+        // CreateTwoWayMergePatch of the node with spec.unschedulable flipped (false is omitempty: null).
+        this.api(
+          ctx,
+          { type: 'ApiPatch', resource: 'nodes', name: node, patchType: 'strategic', patch: { spec: { unschedulable: desired ? true : null } } } as Message,
+          (pr) => {
+            output.push(pr.code < 300 ? `node/${node} ${verb}ed` : `error: unable to ${verb} node "${node}": ${statusErrorText(pr.body)}`);
+            done(true);
+          },
+          () => {
+            output.push(`error: unable to ${verb} node "${node}": request timed out`);
+            done(true);
+          },
+        );
+      },
+      () => {
+        output.push('Unable to connect to the server: request timed out');
+        done(false, 'get node timed out');
+      },
+    );
+  }
+
+  /** One POST of pods/{name}/eviction (policy/v1), printed as drain prints an eviction. */
+  private runEvict(ctx: ActorContext, step: EvictStep): void {
+    const output = [`evicting pod ${step.namespace}/${step.name}`];
+    const pod = { metadata: { name: step.name, namespace: step.namespace } } as KubeObject;
+    this.postEviction(
+      ctx,
+      pod,
+      step.gracePeriodSeconds,
+      (r) => {
+        const ok = r.code < 300;
+        output.push(ok ? `pod/${step.name} evicted` : `error when evicting pods/"${step.name}" -n "${step.namespace}": ${statusErrorText(r.body)}`);
+        this.finish(ctx, step, ok, ok ? undefined : `${r.code} ${statusErrorText(r.body)}`, { code: r.code, output });
+      },
+      () => this.finish(ctx, step, false, 'eviction timed out', { output }),
+    );
+  }
+
+  private postEviction(ctx: ActorContext, pod: KubeObject, gracePeriodSeconds: number | undefined, onReply: (r: ApiResult) => void, onTimeout: () => void): void {
+    const { name, namespace } = pod.metadata;
+    const eviction = {
+      apiVersion: 'policy/v1',
+      kind: 'Eviction',
+      metadata: { name, namespace },
+      deleteOptions: gracePeriodSeconds !== undefined ? { gracePeriodSeconds } : {},
+    };
+    this.api(ctx, { type: 'ApiCreate', resource: 'pods', namespace, name, subresource: 'eviction', object: eviction } as unknown as Message, onReply, onTimeout);
+  }
+
+  /** RunDrain for one node: cordon, GetPodsForDeletion, evict each, wait for each to be gone. */
+  private runDrain(ctx: ActorContext, step: DrainStep): void {
+    const output: string[] = [];
+    this.cordon(ctx, step.node, true, output, (ok, error) => {
+      if (!ok) return this.finish(ctx, step, false, error, { output });
+      this.podsForDeletion(ctx, step, (list, listError) => {
+        if (listError !== undefined || list.errors.length > 0) {
+          const errs = listError !== undefined ? [listError] : list.errors;
+          output.push(...abortLines(step.node), ...checkErrLines(errs));
+          return this.finish(ctx, step, false, aggregateError(errs), { output });
+        }
+        if (list.warnings !== '') output.push(`WARNING: ${list.warnings}`);
+        if (list.pods.length === 0) {
+          output.push(`node/${step.node} drained`);
+          return this.finish(ctx, step, true, undefined, { output });
+        }
+        const d: ActiveDrain = { step, output, deadlineUs: ctx.now + step.timeoutUs, pods: list.pods, outstanding: list.pods.length, errors: [] };
+        this.drain = d;
+        list.pods.forEach((_, i) => this.drainEvict(ctx, d, i));
+      });
+    });
+  }
+
+  /** LIST the node's pods in every namespace (field selector spec.nodeName) and filter them. */
+  private podsForDeletion(ctx: ActorContext, step: DrainStep, done: (list: ReturnType<typeof podsForDeletion>, error?: string) => void): void {
+    const empty = { pods: [], warnings: '', errors: [] };
+    this.api(
+      ctx,
+      { type: 'ApiList', resource: 'pods', fieldSelector: `spec.nodeName=${step.node}` } as Message,
+      (r) => {
+        if (r.code !== 200) return done(empty, serverError(r.body));
+        done(podsForDeletion((r.body as KubeList).items as Pod[], step));
+      },
+      () => done(empty, 'Unable to connect to the server: request timed out'),
+    );
+  }
+
+  /** One pass of evictPods' loop for pod `i`: print, check the deadline, POST the eviction. */
+  private drainEvict(ctx: ActorContext, d: ActiveDrain, i: number): void {
+    const pod = d.pods[i];
+    const { name, namespace } = pod.metadata;
+    d.output.push(`evicting pod ${namespace}/${name}`);
+    if (ctx.now >= d.deadlineUs) return this.drainPodDone(ctx, d, `error when evicting pods/"${name}" -n "${namespace}": global timeout reached: ${goDuration(d.step.timeoutUs)}`);
+    this.postEviction(
+      ctx,
+      pod,
+      d.step.gracePeriodSeconds,
+      (r) => {
+        if (this.drain !== d) return;
+        const o = evictionOutcome(pod, r.code, r.body, pod.metadata.deletionTimestamp !== undefined);
+        switch (o.t) {
+          case 'evicted':
+          case 'wait':
+            return d.step.wait ? this.drainPoll(ctx, d, i) : this.drainPodDone(ctx, d);
+          case 'gone':
+            return this.drainPodDone(ctx, d);
+          case 'retry':
+            d.output.push(o.stderr);
+            ctx.setTimer(EVICTION_RETRY_US, { t: 'drainEvict', step: d.step.index, pod: i } satisfies TimerPayload);
+            return;
+          case 'failed':
+            return this.drainPodDone(ctx, d, o.error);
+        }
+      },
+      () => {
+        if (this.drain === d) this.drainPodDone(ctx, d, `error when evicting pods/"${name}" -n "${namespace}": request timed out`);
+      },
+    );
+  }
+
+  /** waitForDelete for pod `i`: GET it every second until it is 404 or has a new UID. */
+  private drainPoll(ctx: ActorContext, d: ActiveDrain, i: number): void {
+    const pod = d.pods[i];
+    const { name, namespace } = pod.metadata;
+    const failed = (err: string) => this.drainPodDone(ctx, d, `error when waiting for pod "${name}" terminating: ${err}`);
+    this.api(
+      ctx,
+      { type: 'ApiGet', resource: 'pods', namespace, name } as Message,
+      (r) => {
+        if (this.drain !== d) return;
+        if (r.code === 404 || (r.code === 200 && (r.body as KubeObject).metadata.uid !== pod.metadata.uid)) {
+          d.output.push(`pod/${name} evicted`);
+          return this.drainPodDone(ctx, d);
+        }
+        if (r.code !== 200) return failed(statusErrorText(r.body));
+        if (ctx.now >= d.deadlineUs) return failed(`global timeout reached: ${goDuration(d.step.timeoutUs)}`);
+        ctx.setTimer(WAIT_FOR_DELETE_POLL_US, { t: 'drainPoll', step: d.step.index, pod: i } satisfies TimerPayload);
+      },
+      () => {
+        if (this.drain === d) failed('request timed out');
+      },
+    );
+  }
+
+  /** One pod's eviction goroutine returned (with an error, or nil); the last one ends the drain. */
+  private drainPodDone(ctx: ActorContext, d: ActiveDrain, error?: string): void {
+    if (error !== undefined) d.errors.push(error);
+    if (--d.outstanding > 0) return;
+    this.drain = undefined;
+    const step = d.step;
+    if (d.errors.length === 0) {
+      if (step.wait) d.output.push(`node/${step.node} drained`);
+      return this.finish(ctx, step, true, undefined, { output: d.output });
+    }
+    // deleteOrEvictPodsSimple: list again and name the pods still there, then RunDrain's abort.
+    const aggregate = aggregateError(d.errors);
+    this.podsForDeletion(ctx, step, (list, listError) => {
+      if (list.pods.length > 0) {
+        d.output.push(`There are pending pods in node "${step.node}" when an error occurred: ${aggregate}`, ...list.pods.map((p) => `pod/${p.metadata.name}`));
+      }
+      const newErrs = listError !== undefined ? [listError] : list.errors;
+      if (newErrs.length > 0) d.output.push('Following errors occurred while getting the list of pods to delete:', aggregateError(newErrs));
+      d.output.push(...abortLines(step.node), ...checkErrLines(d.errors));
+      this.finish(ctx, step, false, aggregate, { output: d.output });
+    });
+  }
+
   // ---- faults -------------------------------------------------------------------------------
 
   private runFault(ctx: ActorContext, step: FaultStep): void {
@@ -565,6 +800,12 @@ export class Driver {
       () => this.finish(ctx, step, false, 'node delete timed out', { fault: step.fault }),
     );
   }
+}
+
+/** kubectl's `StandardErrorMessage` of an API error: `Error from server (<reason>): <message>`. */
+function serverError(body: unknown): string {
+  const st = body as { reason?: string; message?: string } | undefined;
+  return st?.reason ? `Error from server (${st.reason}): ${st.message ?? ''}` : `Error from server: ${statusErrorText(body)}`;
 }
 
 /**
@@ -591,5 +832,21 @@ export function describe(step: DriverStep, duration: (us: number) => string = (u
       return step.action;
     case 'fault':
       return step.summary;
+    case 'cordon':
+    case 'uncordon':
+      return step.node;
+    case 'evict':
+      return `${step.namespace}/${step.name}${step.gracePeriodSeconds !== undefined ? ` --grace-period=${step.gracePeriodSeconds}` : ''}`;
+    case 'drain':
+      return [
+        step.node,
+        step.gracePeriodSeconds !== undefined ? `--grace-period=${step.gracePeriodSeconds}` : '',
+        step.force ? '--force' : '',
+        step.ignoreDaemonsets ? '--ignore-daemonsets' : '',
+        step.deleteEmptydirData ? '--delete-emptydir-data' : '',
+        `--timeout=${goDuration(step.timeoutUs)}`,
+      ]
+        .filter(Boolean)
+        .join(' ');
   }
 }

@@ -128,7 +128,59 @@ export interface FaultStep extends StepBase {
   readonly deleteNode?: string;
 }
 
-export type DriverStep = ApplyStep | DeleteStep | PatchStep | ScaleStep | WaitStep | SleepStep | WatchStep | FaultStep;
+/**
+ * `kubectl cordon NODE` / `kubectl uncordon NODE` (kubectl v0.22.8 `pkg/cmd/drain` RunCordonOrUncordon):
+ * GET the Node, then — unless spec.unschedulable already has the wanted value — one strategic merge
+ * PATCH of spec.unschedulable.
+ */
+export interface CordonStep extends StepBase {
+  readonly kind: 'cordon' | 'uncordon';
+  readonly node: string;
+}
+
+/**
+ * One POST of `pods/{name}/eviction` (policy/v1 Eviction), what `kubectl drain` sends per pod
+ * (kubectl v0.22.8 `pkg/drain/drain.go` EvictPod) — without drain's retries and wait.
+ */
+export interface EvictStep extends StepBase {
+  readonly kind: 'evict';
+  readonly namespace: string;
+  readonly name: string;
+  /** DeleteOptions.gracePeriodSeconds; omitted: the pod's terminationGracePeriodSeconds. */
+  readonly gracePeriodSeconds?: number;
+}
+
+/**
+ * `kubectl drain NODE` (kubectl v0.22.8 `pkg/cmd/drain` RunDrain + `pkg/drain`): cordon, list the
+ * node's pods, filter them (DaemonSet, mirror, emptyDir, unreplicated), evict each (retrying every
+ * 5 s on 429 / 403 NamespaceTerminating), then poll each evicted pod by UID until it is gone.
+ */
+export interface DrainStep extends StepBase {
+  readonly kind: 'drain';
+  readonly node: string;
+  /** `--grace-period`; omitted (kubectl's -1): the pod's own terminationGracePeriodSeconds. */
+  readonly gracePeriodSeconds?: number;
+  readonly force: boolean;
+  readonly ignoreDaemonsets: boolean;
+  readonly deleteEmptydirData: boolean;
+  /** `--timeout`, the global deadline of the evictions and the wait (virtual µs). */
+  readonly timeoutUs: DurationUs;
+  /** false: the step ends once every eviction was accepted (podsim's; kubectl always waits). */
+  readonly wait: boolean;
+}
+
+export type DriverStep =
+  | ApplyStep
+  | DeleteStep
+  | PatchStep
+  | ScaleStep
+  | WaitStep
+  | SleepStep
+  | WatchStep
+  | FaultStep
+  | CordonStep
+  | EvictStep
+  | DrainStep;
 
 /** The driver actor's config. */
 export interface DriverConfig {

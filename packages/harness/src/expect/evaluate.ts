@@ -280,7 +280,7 @@ const fmtGraces = (xs: ReadonlyArray<number | null>) => (xs.length ? `[${xs.map(
 
 /**
  * The grace periods along one pod's deletion (each collapsed to distinct consecutive values): the
- * driver's DELETE requests for its name while it existed (null: no gracePeriodSeconds), the
+ * driver's DELETE and eviction requests for its name while it existed (null: no gracePeriodSeconds), the
  * apiserver's deletionGracePeriodSeconds, the kubelet's killPod grace and StopContainer timeouts.
  */
 export function graceSequences(
@@ -292,7 +292,15 @@ export function graceSequences(
   const writes = m.podWrites.get(pod.uid) ?? [];
   const gone = writes.find((w) => w.event === 'DELETED')?.t ?? Infinity;
   const request = m.requests
-    .filter((r) => r.client === 'driver' && r.verb === 'delete' && r.resource === 'pods' && r.name === pod.name && r.t >= pod.createdAt && r.t <= gone)
+    .filter(
+      (r) =>
+        r.client === 'driver' &&
+        (r.verb === 'delete' || (r.verb === 'create' && r.subresource === 'eviction')) &&
+        r.resource === 'pods' &&
+        r.name === pod.name &&
+        r.t >= pod.createdAt &&
+        r.t <= gone,
+    )
     .map((r) => r.gracePeriodSeconds ?? null);
   const dgps = writes.filter((w) => w.deletionGracePeriodSeconds !== undefined).map((w) => w.deletionGracePeriodSeconds!);
   const killPod = m

@@ -355,6 +355,40 @@ export function compileScenario(sc: LoadedScenario, opts: PlanOptions = {}): Run
         });
         break;
       }
+      case 'cordon':
+      case 'uncordon': {
+        const node = s[ls.key] as string;
+        if (!nodes.includes(node)) issues.push(src.issue([...p, ls.key], `no node ${JSON.stringify(node)} in cluster.nodes${didYouMean(node, nodes)}`));
+        steps.push({ ...base, kind: ls.key, node });
+        break;
+      }
+      case 'evict': {
+        const e = s.evict as { name: string; namespace?: string; gracePeriod?: number };
+        // kubectl drain's -1 (the default) sends no grace: the pod's own terminationGracePeriodSeconds.
+        const grace = e.gracePeriod !== undefined && e.gracePeriod >= 0 ? { gracePeriodSeconds: e.gracePeriod } : {};
+        steps.push({ ...base, kind: 'evict', namespace: e.namespace ?? namespace, name: e.name, ...grace });
+        break;
+      }
+      case 'drain': {
+        const d = s.drain as { node: string; gracePeriod?: number; force?: boolean; ignoreDaemonsets?: boolean; deleteEmptydirData?: boolean; timeout?: number; wait?: boolean };
+        if (!nodes.includes(d.node)) issues.push(src.issue([...p, 'drain', 'node'], `no node ${JSON.stringify(d.node)} in cluster.nodes${didYouMean(d.node, nodes)}`));
+        if (d.timeout !== undefined && d.timeout <= 0) issues.push(src.issue([...p, 'drain', 'timeout'], 'give a timeout above 0 (kubectl\'s 0, wait forever, would never end the run)'));
+        const timeoutUs = d.timeout ?? DEFAULT_DELETE_TIMEOUT_US;
+        dynamic = true;
+        bound += timeoutUs;
+        steps.push({
+          ...base,
+          kind: 'drain',
+          node: d.node,
+          ...(d.gracePeriod !== undefined && d.gracePeriod >= 0 ? { gracePeriodSeconds: d.gracePeriod } : {}),
+          force: d.force ?? false,
+          ignoreDaemonsets: d.ignoreDaemonsets ?? false,
+          deleteEmptydirData: d.deleteEmptydirData ?? false,
+          timeoutUs,
+          wait: d.wait ?? true,
+        });
+        break;
+      }
       case 'fault': {
         const f = ls.fault!;
         if (dynamic && spec.at === undefined && f.kind !== 'nodeDeleted') {

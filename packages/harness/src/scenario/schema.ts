@@ -151,6 +151,27 @@ export const zStepSchemas = {
       image: z.string().min(1),
     }),
   }),
+  /** `kubectl cordon NODE` / `kubectl uncordon NODE`. */
+  cordon: z.strictObject({ ...zStepCommon, cordon: zName }),
+  uncordon: z.strictObject({ ...zStepCommon, uncordon: zName }),
+  /** One POST of pods/{name}/eviction. */
+  evict: z.strictObject({
+    ...zStepCommon,
+    evict: z.strictObject({ name: z.string().min(1), namespace: zName.optional(), gracePeriod: z.number().int().min(-1).optional() }),
+  }),
+  /** `kubectl drain NODE` with its flags. */
+  drain: z.strictObject({
+    ...zStepCommon,
+    drain: z.strictObject({
+      node: zName,
+      gracePeriod: z.number().int().min(-1).optional(),
+      force: z.boolean().optional(),
+      ignoreDaemonsets: z.boolean().optional(),
+      deleteEmptydirData: z.boolean().optional(),
+      timeout: zDuration.optional(),
+      wait: z.boolean().optional(),
+    }),
+  }),
   /** The same steps `times` times in a row (expanded when the file is loaded; no ids inside). */
   repeat: z.strictObject({
     ...zStepCommon,
@@ -333,7 +354,7 @@ export const zExpect = z.strictObject({
     .optional(),
   /**
    * Grace periods along a pod's deletion, each a sequence of distinct consecutive values:
-   * `request` — gracePeriodSeconds of the driver's DELETEs of the pod (null: none sent);
+   * `request` — gracePeriodSeconds of the driver's DELETEs and evictions of the pod (null: none sent);
    * `deletionGracePeriodSeconds` — as written by the apiserver; `killPod` — the kubelet's
    * effective grace per killPod; `stopContainer` — the StopContainer timeouts (per `container`).
    */
