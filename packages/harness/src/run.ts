@@ -35,6 +35,10 @@ export interface StepResult {
   readonly error?: string;
   /** What kubectl printed for the step (`pod "p" deleted`, the force-delete warning …), in order. */
   readonly output?: readonly string[];
+  /** The scenario marked the step `expectFailure: true`: `ok` means it failed, as it should. */
+  readonly expectFailure?: boolean;
+  /** With `expectFailure`: how it failed (what `error` would have said). */
+  readonly expectedError?: string;
 }
 
 export interface RunReport {
@@ -175,7 +179,12 @@ function stepResults(m: TraceModel, planned: readonly DriverStep[]): StepResult[
       const b = open.get(d.span);
       if (!b) continue;
       open.delete(d.span);
-      out.push({ ...b, endUs: r.t, ok: d.ok === true, ...(d.error !== undefined ? { error: d.error } : {}), ...(d.output?.length ? { output: d.output.map(String) } : {}) });
+      const output = d.output?.length ? { output: d.output.map(String) } : {};
+      if (plan?.expectFailure) {
+        // `expectFailure: true`: failing is the expected outcome; succeeding is the failure.
+        const failed = d.ok !== true;
+        out.push({ ...b, endUs: r.t, ok: failed, expectFailure: true, ...(failed ? { expectedError: d.error ?? 'failed' } : { error: 'succeeded, but the scenario says expectFailure: true' }), ...output });
+      } else out.push({ ...b, endUs: r.t, ok: d.ok === true, ...(d.error !== undefined ? { error: d.error } : {}), ...output });
     }
   }
   for (const b of open.values()) out.push({ ...b, ok: false, error: 'still running when the run ended' });

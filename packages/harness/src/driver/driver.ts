@@ -283,41 +283,51 @@ export class Driver {
 
   // ---- apply / create -------------------------------------------------------------------------
 
-  private runApply(ctx: ActorContext, step: ApplyStep, i: number, results: Array<{ name: string; code: number }>): void {
+  /**
+   * Creates (or, for `apply`, creates or updates) `step.objects[i …]` one after another. Each
+   * object leaves kubectl's line in the step's output: `deployment.apps/web created` /
+   * `configured`, or `Error from server (Forbidden): …` with the Status message.
+   */
+  private runApply(ctx: ActorContext, step: ApplyStep, i: number, results: Array<{ name: string; code: number; line: string; message?: string }>): void {
     if (i >= step.objects.length) {
       const failed = results.filter((r) => r.code >= 300);
       return this.finish(
         ctx,
         step,
         failed.length === 0,
-        failed.length ? failed.map((f) => `${f.name}: ${f.code}`).join(', ') : undefined,
-        { results },
+        failed.length ? failed.map((f) => `${f.name}: ${f.code}${f.message ? ` ${f.message}` : ''}`).join(', ') : undefined,
+        { results: results.map(({ name, code }) => ({ name, code })), output: results.map((r) => r.line) },
       );
     }
     const obj = step.objects[i];
     const resource = resourceOfKind(obj.kind)!;
     const namespace = isClusterScoped(resource) ? undefined : obj.metadata.namespace;
     const name = obj.metadata.name ?? obj.metadata.generateName ?? '?';
-    const next = (code: number) => this.runApply(ctx, step, i + 1, [...results, { name: `${obj.kind}/${name}`, code }]);
+    const next = (code: number, body: unknown, verb: 'created' | 'configured') => {
+      const stored = (code < 300 ? (body as KubeObject | undefined)?.metadata?.name : undefined) ?? name;
+      const line = code < 300 ? `${kubectlKind(resource)}/${stored} ${verb}` : code === 504 ? `Error from server (Timeout): ${kubectlKind(resource)} "${name}": no answer from the apiserver` : serverError(body);
+      const message = code >= 300 && code !== 504 ? statusMessage(body) : undefined;
+      this.runApply(ctx, step, i + 1, [...results, { name: `${obj.kind}/${name}`, code, line, ...(message ? { message } : {}) }]);
+    };
     this.api(
       ctx,
       { type: 'ApiCreate', resource, namespace, object: obj } as Message,
       (r) => {
-        if (r.code === 409 && step.kind === 'apply' && obj.metadata.name) return this.applyUpdate(ctx, resource, namespace, obj, next);
-        next(r.code);
+        if (r.code === 409 && step.kind === 'apply' && obj.metadata.name) return this.applyUpdate(ctx, resource, namespace, obj, (u) => next(u.code, u.body, 'configured'));
+        next(r.code, r.body, 'created');
       },
-      () => next(504),
+      () => next(504, undefined, 'created'),
     );
   }
 
   /** `kubectl apply` on an existing object: GET, then PUT with the new spec/labels/annotations. */
-  private applyUpdate(ctx: ActorContext, resource: ResourceName, namespace: string | undefined, obj: KubeObject, next: (code: number) => void): void {
+  private applyUpdate(ctx: ActorContext, resource: ResourceName, namespace: string | undefined, obj: KubeObject, next: (r: { code: number; body?: unknown }) => void): void {
     const name = obj.metadata.name!;
     this.api(
       ctx,
       { type: 'ApiGet', resource, namespace, name } as Message,
       (r) => {
-        if (r.code !== 200) return next(r.code);
+        if (r.code !== 200) return next(r);
         const cur = r.body as KubeObject & Record<string, unknown>;
         const merged = {
           ...cur,
@@ -329,9 +339,9 @@ export class Driver {
           },
         } as KubeObject;
         if ('status' in cur) (merged as unknown as Record<string, unknown>).status = cur.status;
-        this.api(ctx, { type: 'ApiUpdate', resource, namespace, name, object: merged } as Message, (u) => next(u.code), () => next(504));
+        this.api(ctx, { type: 'ApiUpdate', resource, namespace, name, object: merged } as Message, (u) => next(u), () => next({ code: 504 }));
       },
-      () => next(504),
+      () => next({ code: 504 }),
     );
   }
 
@@ -825,7 +835,7 @@ export function describe(step: DriverStep, duration: (us: number) => string = (u
     case 'patch':
       return step.command;
     case 'wait':
-      return `--for=${step.condition} ${step.target.name ?? (step.target.selector !== undefined ? `-l ${step.target.selector}` : '--all')}`;
+      return `--for=${step.condition} ${step.target.name ?? (step.target.selector !== undefined ? `-l ${step.target.selector}` : '--all')}${step.target.namespace !== undefined && step.target.namespace !== 'default' ? ` -n ${step.target.namespace}` : ''}`;
     case 'sleep':
       return duration(step.durationUs);
     case 'watch':

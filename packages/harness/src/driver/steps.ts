@@ -27,6 +27,8 @@ interface StepBase {
   readonly atUs?: VirtualTime;
   /** 1-based line of the step in the scenario file (for messages). */
   readonly line?: number;
+  /** The scenario says this step must fail (a refused request, a wait that times out); judged by the report, not the driver. */
+  readonly expectFailure?: boolean;
 }
 
 /** `kubectl apply` (create, or replace spec/labels/annotations of an existing object) or `kubectl create`. */

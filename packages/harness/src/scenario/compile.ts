@@ -204,7 +204,7 @@ export function compileScenario(sc: LoadedScenario, opts: PlanOptions = {}): Run
   let bound = 0;
   sc.steps.forEach((ls: LoadedStep, index) => {
     const p = ls.path as (string | number)[];
-    const spec = ls.spec as { id?: string; at?: DurationUs };
+    const spec = ls.spec as { id?: string; at?: DurationUs; expectFailure?: boolean };
     const line = src.locate(p).line;
     if (spec.id !== undefined) {
       if (stepIds[spec.id] !== undefined) issues.push(src.issue([...p, 'id'], `duplicate step id ${JSON.stringify(spec.id)}`));
@@ -217,7 +217,7 @@ export function compileScenario(sc: LoadedScenario, opts: PlanOptions = {}): Run
       cursor = Math.max(cursor, spec.at);
       bound = Math.max(bound, spec.at);
     }
-    const base = { index, line, ...(spec.id !== undefined ? { id: spec.id } : {}), ...(spec.at !== undefined ? { atUs: spec.at } : {}) };
+    const base = { index, line, ...(spec.id !== undefined ? { id: spec.id } : {}), ...(spec.at !== undefined ? { atUs: spec.at } : {}), ...(spec.expectFailure ? { expectFailure: true } : {}) };
     const s = ls.spec as Record<string, unknown>;
     switch (ls.key) {
       case 'apply':

@@ -220,7 +220,7 @@ function validateStep(value: unknown, src: SourceDoc, path: Path, issues: Scenar
   }
   const actions = Object.keys(value).filter((k) => (STEP_KEYS as string[]).includes(k)) as StepKey[];
   if (actions.length === 0) {
-    const other = Object.keys(value).find((k) => k !== 'id' && k !== 'at') ?? Object.keys(value)[0];
+    const other = Object.keys(value).find((k) => k !== 'id' && k !== 'at' && k !== 'expectFailure') ?? Object.keys(value)[0];
     const hint = other !== undefined ? didYouMean(other, STEP_KEYS) : '';
     issues.push(
       src.issue(path, `unknown step${other !== undefined ? ` ${JSON.stringify(other)}` : ''}: expected one of ${STEP_KEYS.join(', ')}${hint}`, {

@@ -62,7 +62,8 @@ export const zCluster = z.strictObject({
 
 // ---- steps ------------------------------------------------------------------------------------
 
-const zStepCommon = { id: z.string().min(1).optional(), at: zDuration.optional() };
+/** Fields every step may carry: `id` (for expectations), `at:` (not before), `expectFailure` (the step must fail, as kubectl exiting non-zero). */
+const zStepCommon = { id: z.string().min(1).optional(), at: zDuration.optional(), expectFailure: z.boolean().optional() };
 
 const zTargetFields = {
   namespace: zName.optional(),

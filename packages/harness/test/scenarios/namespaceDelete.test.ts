@@ -81,9 +81,11 @@ test('delete namespace: Terminating, pods Terminating + SIGTERM with their grace
   // The only failed steps are the two refused on purpose: the create (403) and deleting default (403).
   const failedSteps = report.steps.filter((s) => !s.ok).map((s) => [s.id, s.error]);
   t.deepEqual(failedSteps, [
-    ['late', 'Pod/late: 403'],
+    ['late', 'Pod/late: 403 pods "late" is forbidden: unable to create new content in namespace demo because it is being terminated'],
     ['del-default', 'default: 403'],
   ]);
+  // kubectl's own line for the refused create (steps[].output, what `expect.output` reads).
+  t.deepEqual(report.steps.find((s) => s.id === 'late')?.output, ['Error from server (Forbidden): pods "late" is forbidden: unable to create new content in namespace demo because it is being terminated']);
   t.true(report.expectations.every((e) => e.ok), why(report));
   t.deepEqual(report.violations, [], why(report));
 

@@ -250,6 +250,33 @@ spec:
   t.is(report.steps.find((s) => s.kind === 'sleep')!.output, undefined, 'a sleep prints nothing');
 });
 
+test('expectFailure: a step that must fail (kubectl exiting non-zero) passes the run when it fails, with kubectl\'s error line, and fails it when it succeeds', async (t) => {
+  const text = (second: string) => `kind: Scenario
+cluster: { nodes: [{ name: node-1 }] }
+steps:
+  - apply: all
+  - id: again
+    create: Pod/p
+    expectFailure: true
+${second}
+---
+apiVersion: v1
+kind: Pod
+metadata: { name: p }
+spec:
+  containers: [{ name: app, image: busybox:1.34 }]
+`;
+  const { report } = await runText('expect-failure', text(''));
+  t.true(report.ok, why(report));
+  const again = report.steps.find((s) => s.id === 'again')!;
+  t.like(again, { ok: true, expectFailure: true, expectedError: 'Pod/p: 409 pods "p" already exists' });
+  t.deepEqual(again.output, ['Error from server (AlreadyExists): pods "p" already exists']);
+
+  const { report: bad } = await runText('expect-failure-succeeds', text('  - sleep: 1s\n    expectFailure: true'));
+  t.false(bad.ok);
+  t.regex(bad.failures.join('\n'), /step at line 8 sleep failed: succeeded, but the scenario says expectFailure: true/);
+});
+
 test('delete { selector, count: 1 } deletes the oldest live pod of a Deployment; aliases in creation order name it', async (t) => {
   const { report } = await runText(
     'delete-count',
