@@ -83,6 +83,13 @@ test('an interrupted run (Ctrl-C) reports what it produced until then: the rows,
     t.true(report.failures.some((f) => /wait failed: still running when the run ended/.test(f)), report.failures.join('\n'));
     t.true(report.watch.some((l) => /^p\s+0\/1\s+Pending/.test(l)), `${engine}: the rows printed so far are kept:\n${report.watch.join('\n')}`);
   }
+  // With an expect: block, the interruption is one line, not a failure per unmet expectation.
+  const withExpect = WAIT_FOREVER.replace('\n---\n', '\nexpect:\n  pods: [p]\n  watch: [{ pod: p, rows: [p 0/1 Pending, p 1/1 Running] }]\n  timings: [{ pod: p, event: gone, within: [0s, 1h] }]\n---\n');
+  const stop = new AbortController();
+  stop.abort();
+  const { report } = judge(compileScenario(loadScenarioText('wait-forever-expect.yaml', withExpect)), await runPlan(compileScenario(loadScenarioText('wait-forever-expect.yaml', withExpect)), { engine: 'local', signal: stop.signal }));
+  t.is(report.failures.filter((f) => f.startsWith('expectation ')).length, 0, report.failures.join('\n'));
+  t.true(report.failures.includes('expectations not judged: the run was interrupted before its timeline finished (2 of 2 not met so far)'), report.failures.join('\n'));
 });
 
 test('a run in interruptible segments that is not interrupted is the same run: same digest and events as in one piece', async (t) => {
