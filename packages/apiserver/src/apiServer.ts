@@ -29,6 +29,7 @@ import type {
   KubeObject,
   Namespace,
   Pod,
+  PodDisruptionBudget,
   ReplicaSet,
   ResourceName,
   Scale,
@@ -57,6 +58,7 @@ import { eventStrategy } from './registry/eventStrategy.js';
 import { deleteNamespace, shouldDeleteNamespaceDuringUpdate } from './registry/namespaceRest.js';
 import { namespaceFinalizeStrategy, namespaceStatusStrategy, namespaceStrategy } from './registry/namespaceStrategy.js';
 import { nodeStatusStrategy, nodeStrategy } from './registry/nodeStrategy.js';
+import { podDisruptionBudgetStatusStrategy, podDisruptionBudgetStrategy } from './registry/podDisruptionBudgetStrategy.js';
 import { podStatusStrategy, podStrategy } from './registry/podStrategy.js';
 import { replicaSetStatusStrategy, replicaSetStrategy } from './registry/replicaSetStrategy.js';
 import { scaleFrom, updateScale } from './registry/scale.js';
@@ -116,6 +118,7 @@ const KIND_OF_PREFIX: Record<string, ResourceName> = {
   events: 'events',
   replicasets: 'replicasets',
   deployments: 'deployments',
+  poddisruptionbudgets: 'poddisruptionbudgets',
 };
 
 function notFoundResource(): Status {
@@ -201,6 +204,22 @@ export class ApiServer {
       statusStore: apps('deployments', 'Deployment', deploymentStatusStrategy as RESTStrategy),
       scalable: true,
       defaults: (o) => setDefaultsDeployment(o as Deployment),
+    });
+    const policy = (strategy: RESTStrategy) =>
+      mk({
+        resource: { group: 'policy', resource: 'poddisruptionbudgets' },
+        kind: 'PodDisruptionBudget',
+        apiVersion: 'policy/v1',
+        listKind: 'PodDisruptionBudgetList',
+        keyPrefix: '/registry/poddisruptionbudgets',
+        strategy,
+        returnDeletedObject: false,
+      });
+    add({
+      name: 'poddisruptionbudgets',
+      store: policy(podDisruptionBudgetStrategy as RESTStrategy),
+      statusStore: policy(podDisruptionBudgetStatusStrategy as RESTStrategy),
+      scalable: false,
     });
   }
 
@@ -383,7 +402,8 @@ export class ApiServer {
       if (isStatus(eviction)) return fail(eviction);
       const admEviction = this.admitNamespace(e, rctx, eviction, req.name);
       if (admEviction) return fail(admEviction);
-      const st = createEviction(e.store as unknown as Store<Pod>, rctx, req.name, eviction as Eviction, req.dryRun);
+      const pdbs = this.resources.get('poddisruptionbudgets')!.statusStore as unknown as Store<PodDisruptionBudget>;
+      const st = createEviction(e.store as unknown as Store<Pod>, pdbs, rctx, req.name, eviction as Eviction, req.dryRun);
       return result(st.code, st);
     }
     if (req.subresource) return fail(newMethodNotSupported({ group: '', resource: `${req.resource}/${req.subresource}` }, 'create'));

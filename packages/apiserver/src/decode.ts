@@ -1,7 +1,7 @@
 /**
  * Typed decoding of request bodies: the check Go's JSON decoder makes when kube-apiserver v1.22
  * unmarshals a body into the typed structs of k8s.io/api v0.22.8 (core/v1 Pod, Node, Namespace,
- * Event, Binding; apps/v1 ReplicaSet, Deployment; autoscaling/v1 Scale; policy/v1 Eviction;
+ * Event, Binding; apps/v1 ReplicaSet, Deployment; autoscaling/v1 Scale; policy/v1 Eviction, PodDisruptionBudget;
  * meta/v1 ObjectMeta, DeleteOptions) — `runtime.Decode` for creates and updates, `DefaultUnstructuredConverter.
  * FromUnstructured` / `DecodeInto` after a patch (apiserver `pkg/endpoints/handlers/patch.go`).
  * A value of the wrong JSON type (a string where the list of containers belongs, 1.5 for an
@@ -296,6 +296,20 @@ const KINDS: Readonly<Record<string, Struct>> = {
   Scale: top('v1.Scale', { spec: struct('v1.ScaleSpec', { replicas: 'int32' }), status: struct('v1.ScaleStatus', { replicas: 'int32', selector: 'string' }) }),
   Binding: top('v1.Binding', { target: objectReference }),
   Eviction: top('v1.Eviction', { deleteOptions: deleteOptionsShape }),
+  PodDisruptionBudget: top('v1.PodDisruptionBudget', {
+    spec: struct('v1.PodDisruptionBudgetSpec', { minAvailable: 'intOrString', selector: labelSelector, maxUnavailable: 'intOrString' }),
+    status: struct('v1.PodDisruptionBudgetStatus', {
+      observedGeneration: 'int64',
+      disruptedPods: mapOf('time'),
+      disruptionsAllowed: 'int32',
+      currentHealthy: 'int32',
+      desiredHealthy: 'int32',
+      expectedPods: 'int32',
+      conditions: list(
+        struct('v1.Condition', { type: 'string', status: 'string', observedGeneration: 'int64', lastTransitionTime: 'time', reason: 'string', message: 'string' }),
+      ),
+    }),
+  }),
 };
 
 // ---- checking -------------------------------------------------------------------------------------

@@ -90,6 +90,11 @@ export function newResourceExpired(message: string): Status {
   return failure(410, 'Expired', message);
 }
 
+/** 429 `apierrors.NewTooManyRequests` (retryAfterSeconds 0 is omitted from the details, as Go's omitempty does). */
+export function newTooManyRequests(message: string, retryAfterSeconds: number): Status {
+  return failure(429, 'TooManyRequests', message, retryAfterSeconds ? { retryAfterSeconds } : {});
+}
+
 /** 504 `Timeout: <message>`. */
 export function newTimeoutError(message: string, retryAfterSeconds: number): Status {
   return failure(504, 'Timeout', `Timeout: ${message}`, { retryAfterSeconds });

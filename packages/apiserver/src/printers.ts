@@ -1,11 +1,12 @@
 /**
  * Server-side printing for `kubectl get`: kubernetes `pkg/printers/internalversion/printers.go`
- * (printPod, printNode, printReplicaSet, printDeployment, printNamespace, printEvent and their
+ * (printPod, printNode, printReplicaSet, printDeployment, printNamespace, printEvent, printPodDisruptionBudget and their
  * column definitions; read at v1.23.13, the 1.22 RESTARTS "(… ago)" suffix included per PR
  * #100142) and `pkg/printers/tablegenerator.go` / `pkg/registry/.../tableconvertor.go`
  * (`GenerateTable` with `Wide: true`). Times are printed at the apiserver's clock `nowUs`.
  */
 import type {
+  PodDisruptionBudget,
   Clock,
   ContainerStatus,
   Deployment,
@@ -153,6 +154,15 @@ export const EVENT_COLUMNS: readonly TableColumnDefinition[] = [
   col('First Seen', 'string', 'The time at which the event was first recorded. (Time of server receipt is in TypeMeta.)', 1),
   col('Count', 'string', 'The number of times this event has occurred.', 1),
   col('Name', 'string', DOC_NAME, 1, 'name'),
+];
+
+/** `podDisruptionBudgetColumnDefinitions`. */
+export const POD_DISRUPTION_BUDGET_COLUMNS: readonly TableColumnDefinition[] = [
+  col('Name', 'string', DOC_NAME, 0, 'name'),
+  col('Min Available', 'string', 'The minimum number of pods that must be available.'),
+  col('Max Unavailable', 'string', 'The maximum number of pods that may be unavailable.'),
+  col('Allowed Disruptions', 'integer', 'Calculated number of pods that may be disrupted at this time.'),
+  col('Age', 'string', DOC_CREATION),
 ];
 
 /** `translateTimestampSince`: `<unknown>` for a zero/absent timestamp, else HumanDuration(now − t). */
@@ -404,6 +414,20 @@ export function printEvent(ev: Event, nowUs: VirtualTime, clock: Clock): Printed
   };
 }
 
+/** `printPodDisruptionBudget`: NAME MIN AVAILABLE MAX UNAVAILABLE ALLOWED DISRUPTIONS AGE (`N/A` for an unset bound). */
+export function printPodDisruptionBudget(pdb: PodDisruptionBudget, nowUs: VirtualTime, clock: Clock): PrintedRow {
+  const bound = (v: number | string | undefined) => (v === undefined ? 'N/A' : String(v));
+  return {
+    cells: [
+      pdb.metadata.name ?? '',
+      bound(pdb.spec?.minAvailable),
+      bound(pdb.spec?.maxUnavailable),
+      pdb.status?.disruptionsAllowed ?? 0,
+      translateTimestampSince(pdb.metadata.creationTimestamp, nowUs, clock),
+    ],
+  };
+}
+
 /** Printer and columns per resource. */
 export interface PrinterEntry {
   readonly columns: readonly TableColumnDefinition[];
@@ -417,6 +441,7 @@ export const PRINTERS: Readonly<Record<string, PrinterEntry>> = {
   deployments: { columns: DEPLOYMENT_COLUMNS, print: (o, n, c) => printDeployment(o as Deployment, n, c) },
   namespaces: { columns: NAMESPACE_COLUMNS, print: (o, n, c) => printNamespace(o as Namespace, n, c) },
   events: { columns: EVENT_COLUMNS, print: (o, n, c) => printEvent(o as Event, n, c) },
+  poddisruptionbudgets: { columns: POD_DISRUPTION_BUDGET_COLUMNS, print: (o, n, c) => printPodDisruptionBudget(o as PodDisruptionBudget, n, c) },
 };
 
 /** `meta.AsPartialObjectMetadata`. */
