@@ -1,13 +1,15 @@
 /**
  * The `kube-controller-manager` actor (cmd/kube-controller-manager): shared informers for pods,
- * ReplicaSets, Deployments, nodes and namespaces (one list+watch each, kept in a local cache) and
- * the ReplicaSet, Deployment, pod GC, garbage-collector and namespace controllers, each with its
+ * ReplicaSets, Deployments, nodes, namespaces and PodDisruptionBudgets (one list+watch each, kept
+ * in a local cache) and the ReplicaSet, Deployment, pod GC, garbage-collector, namespace and
+ * disruption controllers, each with its
  * own rate-limited client (`--kube-api-qps` 20 / `--kube-api-burst` 30 per controller client, as
  * the controller manager builds one client per controller; the namespace controller's is ×20 /
  * ×100, as `startNamespaceController` sets it). Controllers start once every informer they use
  * has synced.
  */
-import type { Actor, Deployment, Namespace, Node, Pod, ReplicaSet } from '@podsim/api';
+import type { Actor, Deployment, Namespace, Node, Pod, PodDisruptionBudget, ReplicaSet } from '@podsim/api';
+import { DisruptionController } from '../disruption/disruptionController.js';
 import { DeploymentController } from '../deployment/deploymentController.js';
 import { GarbageCollector } from '../garbagecollector/garbageCollector.js';
 import { NamespaceController } from '../namespace/namespaceController.js';
@@ -15,11 +17,11 @@ import { PodGCController } from '../podgc/gcController.js';
 import { ReplicaSetController } from '../replicaset/replicaSet.js';
 import { shellActor, type ApiConnectionConfig } from './shell.js';
 
-export type ControllerName = 'replicaset' | 'deployment' | 'podgc' | 'garbagecollector' | 'namespace';
+export type ControllerName = 'replicaset' | 'deployment' | 'podgc' | 'garbagecollector' | 'namespace' | 'disruption';
 
 /** Plain-data configuration (all optional; defaults are kube-controller-manager v1.22's). */
 export interface KubeControllerManagerConfig extends ApiConnectionConfig {
-  /** Controllers to run (default: all five). */
+  /** Controllers to run (default: all six). */
   readonly controllers?: readonly ControllerName[];
   /** Per-controller client QPS (`--kube-api-qps`, default 20; ≤ 0 = unlimited). */
   readonly kubeAPIQPS?: number;
@@ -45,7 +47,7 @@ export interface KubeControllerManagerConfig extends ApiConnectionConfig {
 export const KUBE_CONTROLLER_MANAGER = 'kube-controller-manager';
 export const DEFAULT_KUBE_API_QPS = 20;
 export const DEFAULT_KUBE_API_BURST = 30;
-const ALL: readonly ControllerName[] = ['replicaset', 'deployment', 'podgc', 'garbagecollector', 'namespace'];
+const ALL: readonly ControllerName[] = ['replicaset', 'deployment', 'podgc', 'garbagecollector', 'namespace', 'disruption'];
 
 function checkConfig(config: unknown): KubeControllerManagerConfig {
   const c = (config ?? {}) as KubeControllerManagerConfig;
@@ -61,6 +63,7 @@ export interface ControllerManagerState {
   readonly podgc?: PodGCController;
   readonly garbagecollector?: GarbageCollector;
   readonly namespace?: NamespaceController;
+  readonly disruption?: DisruptionController;
 }
 
 export function createActor(_id: string, config: unknown): Actor {
@@ -79,12 +82,16 @@ export function createActor(_id: string, config: unknown): Actor {
       };
       const need = {
         pods: true,
-        replicasets: enabled.has('replicaset') || enabled.has('deployment') || enabled.has('garbagecollector'),
-        deployments: enabled.has('deployment') || enabled.has('garbagecollector'),
+        replicasets: enabled.has('replicaset') || enabled.has('deployment') || enabled.has('garbagecollector') || enabled.has('disruption'),
+        deployments: enabled.has('deployment') || enabled.has('garbagecollector') || enabled.has('disruption'),
         nodes: enabled.has('podgc'),
         namespaces: enabled.has('namespace') || enabled.has('garbagecollector'),
+        poddisruptionbudgets: enabled.has('disruption'),
       };
-      const mk = <T extends Pod | ReplicaSet | Deployment | Node | Namespace>(on: boolean, resource: 'pods' | 'replicasets' | 'deployments' | 'nodes' | 'namespaces') => {
+      const mk = <T extends Pod | ReplicaSet | Deployment | Node | Namespace | PodDisruptionBudget>(
+        on: boolean,
+        resource: 'pods' | 'replicasets' | 'deployments' | 'nodes' | 'namespaces' | 'poddisruptionbudgets',
+      ) => {
         if (!on) return undefined;
         pending++;
         return shell.informer<T>(resource, synced);
@@ -94,6 +101,7 @@ export function createActor(_id: string, config: unknown): Actor {
       const ds = mk<Deployment>(need.deployments, 'deployments');
       const nodes = mk<Node>(need.nodes, 'nodes');
       const namespaces = mk<Namespace>(need.namespaces, 'namespaces');
+      const pdbs = mk<PodDisruptionBudget>(need.poddisruptionbudgets, 'poddisruptionbudgets');
       if (enabled.has('replicaset')) {
         const c = new ReplicaSetController(shell.env, pods, rss!, shell.client('replicaset-controller', qps, burst), {
           burstReplicas: cfg.burstReplicas,
@@ -131,6 +139,11 @@ export function createActor(_id: string, config: unknown): Actor {
         const nsQps = qps > 0 ? qps * 20 : qps;
         const c = new NamespaceController(shell.env, namespaces!, shell.client('namespace-controller', nsQps, burst * 100), { workers: cfg.concurrentNamespaceSyncs });
         state.namespace = c;
+        starters.push(() => c.workers.start());
+      }
+      if (enabled.has('disruption')) {
+        const c = new DisruptionController(shell.env, pdbs!, pods, rss!, ds!, shell.client('disruption-controller', qps, burst));
+        state.disruption = c;
         starters.push(() => c.workers.start());
       }
     }),

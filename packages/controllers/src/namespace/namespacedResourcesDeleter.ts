@@ -34,6 +34,7 @@ export const NAMESPACED_RESOURCES: readonly DeletableResource[] = [
   { group: '', version: 'v1', resource: 'pods' },
   { group: 'apps', version: 'v1', resource: 'deployments' },
   { group: 'apps', version: 'v1', resource: 'replicasets' },
+  { group: 'policy', version: 'v1', resource: 'poddisruptionbudgets' },
 ];
 
 /** Go's `%v` of a `schema.GroupVersionResource`. */
