@@ -56,6 +56,8 @@ export function resourceOfKind(kind: string | undefined): ResourceName | undefin
       return 'replicasets';
     case 'Deployment':
       return 'deployments';
+    case 'PodDisruptionBudget':
+      return 'poddisruptionbudgets';
     default:
       return undefined;
   }
@@ -68,6 +70,8 @@ export function kubectlKind(resource: ResourceName): string {
       return 'deployment.apps';
     case 'replicasets':
       return 'replicaset.apps';
+    case 'poddisruptionbudgets':
+      return 'poddisruptionbudget.policy';
     default:
       return resource.replace(/s$/, '');
   }

@@ -263,7 +263,7 @@ function validateStep(value: unknown, src: SourceDoc, path: Path, issues: Scenar
  */
 const WORKLOAD_KINDS = ['StatefulSet', 'DaemonSet', 'Job', 'CronJob', 'ReplicationController'];
 /** The API groups of the kinds podsim simulates (a near-miss kind there is a typo, not another kind). */
-const SERVED_API_VERSIONS = ['v1', 'apps/v1'];
+const SERVED_API_VERSIONS = ['v1', 'apps/v1', 'policy/v1'];
 
 /**
  * One manifest: rejected when malformed (not a mapping, no apiVersion, kind or name), when a

@@ -485,6 +485,16 @@ export const zManifests = {
       strategy: z.looseObject({ type: z.enum(['Recreate', 'RollingUpdate']).optional() }).optional(),
     }),
   }),
+  PodDisruptionBudget: z.looseObject({
+    apiVersion: z.literal('policy/v1'),
+    kind: z.literal('PodDisruptionBudget'),
+    metadata: zMeta,
+    spec: z.looseObject({
+      minAvailable: z.union([z.number().int().min(0), z.string()]).optional(),
+      maxUnavailable: z.union([z.number().int().min(0), z.string()]).optional(),
+      selector: zSelector.optional(),
+    }),
+  }),
 } as const;
 
 export type ManifestKind = keyof typeof zManifests;

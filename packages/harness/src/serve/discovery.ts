@@ -11,7 +11,7 @@ import type { ResourceName, Subresource } from '@podsim/api';
 export interface ServedResource {
   readonly resource: ResourceName;
   /** API group ('' for core). */
-  readonly group: '' | 'apps';
+  readonly group: '' | 'apps' | 'policy';
   readonly version: 'v1';
   readonly kind: string;
   readonly singular: string;
@@ -114,6 +114,18 @@ export const SERVED_RESOURCES: readonly ServedResource[] = [
       { name: 'scale', verbs: ['get', 'patch', 'update'], group: 'autoscaling', kind: 'Scale' },
       { name: 'status', verbs: ['get', 'patch', 'update'], group: 'apps', kind: 'ReplicaSet' },
     ],
+  },
+  {
+    resource: 'poddisruptionbudgets',
+    group: 'policy',
+    version: 'v1',
+    kind: 'PodDisruptionBudget',
+    singular: 'poddisruptionbudget',
+    namespaced: true,
+    shortNames: ['pdb'],
+    categories: [],
+    verbs: ALL_VERBS,
+    subresources: [{ name: 'status', verbs: ['get', 'patch', 'update'], group: 'policy', kind: 'PodDisruptionBudget' }],
   },
 ];
 
@@ -247,6 +259,7 @@ export function openApiV3Root(): unknown {
     paths: {
       'api/v1': { serverRelativeURL: '/openapi/v3/api/v1' },
       'apis/apps/v1': { serverRelativeURL: '/openapi/v3/apis/apps/v1' },
+      'apis/policy/v1': { serverRelativeURL: '/openapi/v3/apis/policy/v1' },
     },
   };
 }
@@ -259,7 +272,7 @@ export function openApiV3Root(): unknown {
  * other paths.
  */
 export function openApiV3Doc(path: string): unknown {
-  const group = path === 'api/v1' ? '' : path === 'apis/apps/v1' ? 'apps' : undefined;
+  const group = path === 'api/v1' ? '' : path === 'apis/apps/v1' ? 'apps' : path === 'apis/policy/v1' ? 'policy' : undefined;
   if (group === undefined) return undefined;
   const paths: Record<string, unknown> = {};
   for (const r of groupResources(group)) {

@@ -363,6 +363,10 @@ export function route(req: HttpRequestIn, serverAddress: string): Outcome {
       return readOnly(() => json(apiGroup('apps')));
     case '/apis/apps/v1':
       return readOnly(() => json(apiResourceList('apps')));
+    case '/apis/policy':
+      return readOnly(() => json(apiGroup('policy')));
+    case '/apis/policy/v1':
+      return readOnly(() => json(apiResourceList('policy')));
     case '/openapi/v3':
       return readOnly(() => json(openApiV3Root()));
   }
@@ -376,8 +380,8 @@ export function route(req: HttpRequestIn, serverAddress: string): Outcome {
   if (segs[0] === 'api' && segs[1] === 'v1') {
     group = '';
     rest = segs.slice(2);
-  } else if (segs[0] === 'apis' && segs[1] === 'apps' && segs[2] === 'v1') {
-    group = 'apps';
+  } else if (segs[0] === 'apis' && (segs[1] === 'apps' || segs[1] === 'policy') && segs[2] === 'v1') {
+    group = segs[1];
     rest = segs.slice(3);
   } else return fail(notFoundPath());
   const rp = resourcePath(group, rest);
