@@ -72,6 +72,20 @@ test('kubectl create deployment web2 --replicas=2: selector, template, container
   });
 });
 
+test('kubectl create pdb web --selector=app=web --max-unavailable=1 / --min-available=50%: a policy/v1 PodDisruptionBudget', (t) => {
+  const status = msg(3, int(1, 0), int(3, 0), int(4, 0), int(5, 0), int(6, 0));
+  const byCount = body('policy/v1', 'PodDisruptionBudget', [objectMeta('web'), msg(2, msg(2, entry(1, 'app', 'web')), msg(3, int(1, 0), int(2, 1), str(3, ''))), status]);
+  t.deepEqual(decoded(byCount), {
+    apiVersion: 'policy/v1',
+    kind: 'PodDisruptionBudget',
+    metadata: { name: 'web' },
+    spec: { selector: { matchLabels: { app: 'web' } }, maxUnavailable: 1 },
+    status: {},
+  });
+  const byPercent = body('policy/v1', 'PodDisruptionBudget', [objectMeta('web'), msg(2, msg(1, int(1, 1), int(2, 0), str(3, '50%')), msg(2, entry(1, 'app', 'web'))), status]);
+  t.deepEqual((decoded(byPercent).spec as Record<string, unknown>).minAvailable, '50%');
+});
+
 test('pointers keep zero values (replicas 0, grace 0) and Quantity, IntOrString, Time, inlined VolumeSource / Handler take their JSON forms', (t) => {
   const probe = msg(11, msg(1, msg(1, str(1, 'true'))), int(2, 5)); // readinessProbe: Handler{exec} inlined, initialDelaySeconds 5
   const container = msg(

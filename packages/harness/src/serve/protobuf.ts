@@ -108,7 +108,7 @@ export function messageForKind(apiVersion: string, kind: string): string | undef
 }
 
 /** Top-level kinds (not the messages nested in them). */
-const ROOTS = new Set(['core.Pod', 'core.Node', 'core.Namespace', 'core.Event', 'core.Binding', 'apps.Deployment', 'apps.ReplicaSet', 'autoscaling.Scale', 'policy.Eviction']);
+const ROOTS = new Set(['core.Pod', 'core.Node', 'core.Namespace', 'core.Event', 'core.Binding', 'apps.Deployment', 'apps.ReplicaSet', 'autoscaling.Scale', 'policy.Eviction', 'policy.PodDisruptionBudget']);
 
 // ---- decoding -------------------------------------------------------------------------------------
 

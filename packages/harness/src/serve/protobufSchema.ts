@@ -2,7 +2,8 @@
  * Field numbers of the protobuf messages `podsim serve` decodes (kubectl's typed clients send
  * `application/vnd.kubernetes.protobuf` bodies), for every message reachable from the kinds podsim
  * serves and the bodies of their subresources: core/v1 Pod, Node, Namespace, Event, Binding;
- * apps/v1 Deployment, ReplicaSet; autoscaling/v1 Scale; policy/v1 Eviction; meta/v1 DeleteOptions.
+ * apps/v1 Deployment, ReplicaSet; autoscaling/v1 Scale; policy/v1 Eviction, PodDisruptionBudget;
+ * meta/v1 DeleteOptions.
  *
  * Derived from the struct tags of k8s.io/api and k8s.io/apimachinery v0.22.8 (`types.go`: the
  * `protobuf:"…,<number>,…"` number, the `json:"<name>"` name, the Go type), i.e. the same facts as
@@ -156,6 +157,10 @@ export const PROTO_MESSAGES: Readonly<Record<string, Readonly<Record<number, str
   'autoscaling.ScaleSpec': { 1: 'replicas int32' },
   'autoscaling.ScaleStatus': { 1: 'replicas int32', 2: 'selector string' },
   'policy.Eviction': { 1: 'metadata meta.ObjectMeta', 2: 'deleteOptions *meta.DeleteOptions' },
+  'policy.PodDisruptionBudget': { 1: 'metadata meta.ObjectMeta', 2: 'spec policy.PodDisruptionBudgetSpec', 3: 'status policy.PodDisruptionBudgetStatus' },
+  'policy.PodDisruptionBudgetSpec': { 1: 'minAvailable *IntOrString', 2: 'selector *meta.LabelSelector', 3: 'maxUnavailable *IntOrString' },
+  'policy.PodDisruptionBudgetStatus': { 1: 'observedGeneration int64', 2: 'disruptedPods map[string]Time', 3: 'disruptionsAllowed int32', 4: 'currentHealthy int32', 5: 'desiredHealthy int32', 6: 'expectedPods int32', 7: 'conditions []meta.Condition' },
+  'meta.Condition': { 1: 'type string', 2: 'status string', 3: 'observedGeneration int64', 4: 'lastTransitionTime Time', 5: 'reason string', 6: 'message string' },
   'meta.DeleteOptions': { 1: 'gracePeriodSeconds *int64', 2: 'preconditions *meta.Preconditions', 3: 'orphanDependents *bool', 4: 'propagationPolicy *string', 5: 'dryRun []string' },
   'meta.Preconditions': { 1: 'uid *string', 2: 'resourceVersion *string' },
 };

@@ -7,6 +7,7 @@
  * unknown node is a file:line error.
  */
 import test from 'ava';
+import { readFileSync } from 'node:fs';
 import { EXIT_BAD_INPUT, EXIT_OK, main } from '../../src/cli.js';
 import { compileScenario } from '../../src/scenario/compile.js';
 import { loadScenarioText } from '../../src/scenario/load.js';
@@ -225,4 +226,24 @@ test('an unknown node in cordon / drain is a file:line error', (t) => {
   t.true(lines.some((l) => /^bad\.yaml:5:\d+: steps\[0\]\.cordon: no node "node-3" in cluster\.nodes/.test(l)), lines.join('\n'));
   t.true(lines.some((l) => /^bad\.yaml:6:\d+: steps\[1\]\.drain\.node: no node "nod-2" in cluster\.nodes.*node-2/.test(l)), lines.join('\n'));
   t.is(EXIT_BAD_INPUT, 2);
+});
+
+test('examples/drain-node-pdb.yaml: with a PodDisruptionBudget (minAvailable 3) the second eviction gets 429 and succeeds on kubectl\'s 5 s retry, only after the first replacement is Running', async (t) => {
+  t.timeout(120_000);
+  const { report, model } = await runText('drain-node-pdb', readFileSync('examples/drain-node-pdb.yaml', 'utf8'));
+  t.true(report.ok, why(report));
+  const evictions = model.requests.filter((r) => r.subresource === 'eviction' && r.client === 'driver');
+  t.deepEqual(
+    evictions.map((e) => e.code),
+    [201, 429, 201],
+    'first eviction allowed, the second refused by the budget, then allowed on the retry',
+  );
+  const [, refused, retried] = evictions;
+  t.is(retried.name, refused.name);
+  t.true(retried.t - refused.t >= 5 * S && retried.t - refused.t < 5.1 * S, `retried ${(retried.t - refused.t) / S}s after the 429`);
+  // The first pod's replacement (created after the drain began, on node-2) was Running before the retry.
+  const drainAt = stepTimes(model, 'drain').start;
+  const replacementRunning = model.writes.find((w) => w.resource === 'pods' && w.t > drainAt && w.phase === 'Running' && w.nodeName === 'node-2');
+  t.truthy(replacementRunning);
+  t.true(replacementRunning!.t < retried.t, 'the budget allowed the second eviction only once the replacement ran');
 });
