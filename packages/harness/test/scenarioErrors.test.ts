@@ -129,6 +129,20 @@ const cases: Array<{ title: string; text: string; line: number; message: RegExp 
     line: 8,
     message: /steps\[2\]\.delete\.count: count picks among the pods a selector \(or all: true\) matches/,
   },
+  {
+    // Was accepted and silently dropped: the evictions inside failed the run.
+    title: 'expectFailure on a repeat',
+    text: GOOD.replace('  - sleep: 10s\n', '  - repeat:\n      times: 2\n      steps:\n        - evict: { name: nope }\n    expectFailure: true\n'),
+    line: 11,
+    message: /steps\[1\]\.expectFailure: a repeat step cannot carry expectFailure: give it to the steps inside/,
+  },
+  {
+    // Was accepted, and every run then failed with 'succeeded, but the scenario says expectFailure: true'.
+    title: 'expectFailure on a sleep',
+    text: GOOD.replace('  - sleep: 10s\n', '  - sleep: 10s\n    expectFailure: true\n'),
+    line: 8,
+    message: /steps\[1\]\.expectFailure: a sleep step cannot fail/,
+  },
 ];
 
 // Hostile YAML (each once crashed or hung podsim with a stack trace): answered like any other mistake.

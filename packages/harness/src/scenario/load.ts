@@ -195,7 +195,12 @@ export function zodIssues(src: SourceDoc, base: Path, error: z.ZodError, prefix?
 function loadStep(value: unknown, src: SourceDoc, path: Path, issues: ScenarioIssue[], inRepeat: boolean): LoadedStep[] {
   const step = validateStep(value, src, path, issues);
   if (!step) return [];
-  const common = step.spec as { id?: string; at?: number };
+  const common = step.spec as { id?: string; at?: number; expectFailure?: boolean };
+  // expectFailure on a step that cannot fail would fail every run; on a repeat it would be dropped.
+  if (common.expectFailure === true && step.key === 'sleep') issues.push(src.issue([...path, 'expectFailure'], 'a sleep step cannot fail, so expectFailure: true would fail every run'));
+  if (common.expectFailure === true && step.key === 'repeat') {
+    issues.push(src.issue([...path, 'expectFailure'], 'a repeat step cannot carry expectFailure: give it to the steps inside the repeat that should fail'));
+  }
   if (inRepeat && common.id !== undefined) issues.push(src.issue([...path, 'id'], 'a step inside repeat cannot have an id: it runs several times'));
   if (inRepeat && common.at !== undefined) issues.push(src.issue([...path, 'at'], 'a step inside repeat cannot have at: (give it to the repeat step)'));
   if (step.key !== 'repeat') return [step];
