@@ -130,6 +130,13 @@ const cases: Array<{ title: string; text: string; line: number; message: RegExp 
     message: /steps\[2\]\.delete\.count: count picks among the pods a selector \(or all: true\) matches/,
   },
   {
+    // Was zod's bare 'Invalid input'.
+    title: 'a fractional PodDisruptionBudget minAvailable',
+    text: `${GOOD}---\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: { name: web }\nspec: { minAvailable: 1.5 }\n`,
+    line: 24,
+    message: /PodDisruptionBudget\/web spec\.minAvailable: expected a non-negative integer or a percentage such as "50%"/,
+  },
+  {
     // Was accepted and silently dropped: the evictions inside failed the run.
     title: 'expectFailure on a repeat',
     text: GOOD.replace('  - sleep: 10s\n', '  - repeat:\n      times: 2\n      steps:\n        - evict: { name: nope }\n    expectFailure: true\n'),
@@ -217,6 +224,12 @@ for (const c of cases) {
     }
   });
 }
+
+test('a PodDisruptionBudget without a spec is valid, as in policy/v1 (it selects no pod)', async (t) => {
+  // Was 'spec: missing required field' although the apiserver (and kubectl create) accept it.
+  const r = await cli(['validate', file('pdb-no-spec.yaml', `${GOOD}---\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: { name: web }\n`)]);
+  t.is(r.code, EXIT_OK, r.err);
+});
 
 test('unknown flags and commands exit 2 with a clear message', async (t) => {
   const p = file('flags.yaml', GOOD);

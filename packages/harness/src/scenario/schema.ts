@@ -464,6 +464,9 @@ const zSelector = z.looseObject({
 });
 
 /** Per-kind manifest schemas; `apiVersion` must be the one Kubernetes serves the kind under. */
+/** An IntOrString count (`minAvailable`, `maxUnavailable`): a non-negative integer or a string (the apiserver checks the percent). */
+const zIntOrPercent = z.union([z.number().int().min(0), z.string()], { error: 'expected a non-negative integer or a percentage such as "50%"' });
+
 export const zManifests = {
   Pod: z.looseObject({ apiVersion: z.literal('v1'), kind: z.literal('Pod'), metadata: zMeta, spec: zPodSpec }),
   Node: z.looseObject({ apiVersion: z.literal('v1'), kind: z.literal('Node'), metadata: zMeta }),
@@ -489,11 +492,14 @@ export const zManifests = {
     apiVersion: z.literal('policy/v1'),
     kind: z.literal('PodDisruptionBudget'),
     metadata: zMeta,
-    spec: z.looseObject({
-      minAvailable: z.union([z.number().int().min(0), z.string()]).optional(),
-      maxUnavailable: z.union([z.number().int().min(0), z.string()]).optional(),
-      selector: zSelector.optional(),
-    }),
+    // policy/v1 requires no spec: a budget without one selects no pod.
+    spec: z
+      .looseObject({
+        minAvailable: zIntOrPercent.optional(),
+        maxUnavailable: zIntOrPercent.optional(),
+        selector: zSelector.optional(),
+      })
+      .optional(),
   }),
 } as const;
 
