@@ -272,9 +272,9 @@ spec:
   t.like(again, { ok: true, expectFailure: true, expectedError: 'Pod/p: 409 pods "p" already exists' });
   t.deepEqual(again.output, ['Error from server (AlreadyExists): pods "p" already exists']);
 
-  const { report: bad } = await runText('expect-failure-succeeds', text('  - sleep: 1s\n    expectFailure: true'));
+  const { report: bad } = await runText('expect-failure-succeeds', text('  - cordon: node-1\n    expectFailure: true'));
   t.false(bad.ok);
-  t.regex(bad.failures.join('\n'), /step at line 8 sleep failed: succeeded, but the scenario says expectFailure: true/);
+  t.regex(bad.failures.join('\n'), /step at line 8 cordon failed: succeeded, but the scenario says expectFailure: true/);
 });
 
 test('delete { selector, count: 1 } deletes the oldest live pod of a Deployment; aliases in creation order name it', async (t) => {
