@@ -108,9 +108,12 @@ const KIND_RESOURCE: Record<string, ResourceName> = {
   namespace: 'namespaces',
   namespaces: 'namespaces',
   ns: 'namespaces',
+  poddisruptionbudget: 'poddisruptionbudgets',
+  poddisruptionbudgets: 'poddisruptionbudgets',
+  pdb: 'poddisruptionbudgets',
 };
 
-const KIND_SINGULAR: Record<string, string> = { pods: 'pod', deployments: 'deployment', replicasets: 'replicaset', nodes: 'node', namespaces: 'namespace' };
+const KIND_SINGULAR: Record<string, string> = { pods: 'pod', deployments: 'deployment', replicasets: 'replicaset', nodes: 'node', namespaces: 'namespace', poddisruptionbudgets: 'poddisruptionbudget' };
 
 /** KubeletConfiguration names → the kubelet actor's config fields (packages/kubelet/src/kubeletConfig.ts). */
 function kubeletConfig(settings: KubeletSettings | undefined): Record<string, unknown> {

@@ -72,8 +72,8 @@ const zTargetFields = {
   all: z.boolean().optional(),
 };
 
-const zKind = z.enum(['pod', 'pods', 'po', 'deployment', 'deployments', 'deploy', 'replicaset', 'replicasets', 'rs', 'node', 'nodes', 'no', 'namespace', 'namespaces', 'ns'], {
-  error: 'expected a kind: pod, deployment, replicaset, node or namespace',
+const zKind = z.enum(['pod', 'pods', 'po', 'deployment', 'deployments', 'deploy', 'replicaset', 'replicasets', 'rs', 'node', 'nodes', 'no', 'namespace', 'namespaces', 'ns', 'poddisruptionbudget', 'poddisruptionbudgets', 'pdb'], {
+  error: 'expected a kind: pod, deployment, replicaset, node, namespace or poddisruptionbudget',
 });
 
 const zRef = z.union([z.string().min(1), z.array(z.string().min(1)).min(1)], { error: 'expected `all`, a manifest reference (Kind/name or name) or a list of them' });

@@ -247,3 +247,45 @@ test('examples/drain-node-pdb.yaml: with a PodDisruptionBudget (minAvailable 3) 
   t.truthy(replacementRunning);
   t.true(replacementRunning!.t < retried.t, 'the budget allowed the second eviction only once the replacement ran');
 });
+
+test('a budget that allows no disruption blocks the drain until its timeout (expectFailure); delete { kind: pdb } lifts it and the next drain completes', async (t) => {
+  t.timeout(120_000);
+  const { report } = await runText(
+    'drain-pdb-delete',
+    `kind: Scenario
+cluster: { nodes: [{ name: node-1 }, { name: node-2 }] }
+steps:
+  - apply: all
+  - wait: { for: ready, selector: app=web, count: 4, timeout: 2m }
+  - id: blocked
+    drain: { node: node-1, gracePeriod: 5, timeout: 12s }
+    expectFailure: true
+  - id: del-pdb
+    delete: { kind: pdb, name: web }
+  - id: drain
+    drain: { node: node-1, gracePeriod: 5, timeout: 1m }
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: { name: web }
+spec: { maxUnavailable: 0, selector: { matchLabels: { app: web } } }
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: { name: web }
+spec:
+  replicas: 4
+  selector: { matchLabels: { app: web } }
+  template:
+    metadata: { labels: { app: web } }
+    spec:
+      containers: [{ name: web, image: nginx:1.21 }]
+`,
+  );
+  t.true(report.ok, why(report));
+  const step = (id: string) => report.steps.find((s) => s.id === id)!;
+  t.regex(step('blocked').expectedError ?? '', /global timeout reached: 12s/);
+  t.true(step('blocked').output!.some((l) => l.endsWith("Cannot evict pod as it would violate the pod's disruption budget.")));
+  t.deepEqual(step('del-pdb').output, ['poddisruptionbudget.policy "web" deleted']);
+  t.is(step('drain').output!.at(-1), 'node/node-1 drained');
+});
