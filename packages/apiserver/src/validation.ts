@@ -401,11 +401,25 @@ function validateSelectorAndTemplate(selector: LabelSelector | undefined, templa
   return errs;
 }
 
-function intOrPercent(v: number | string | undefined): { value: number; percent: boolean } | undefined {
+/** `ValidatePositiveIntOrPercent`: a non-negative int, or a percent string `N%`. */
+export function validatePositiveIntOrPercent(v: number | string | undefined, path: string): FieldError[] {
+  if (v === undefined) return [];
+  if (typeof v === 'number') return v < 0 ? [field.invalid(path, v, 'must be greater than or equal to 0')] : [];
+  return /^[0-9]+%$/.test(v) ? [] : [field.invalid(path, v, "a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')")];
+}
+
+/** `IsNotMoreThan100Percent`: a well-formed percent string is at most `100%` (ints are not checked). */
+export function isNotMoreThan100Percent(v: number | string | undefined, path: string): FieldError[] {
+  if (typeof v !== 'string' || !/^[0-9]+%$/.test(v)) return [];
+  return Number(v.slice(0, -1)) > 100 ? [field.invalid(path, v, 'must not be greater than 100%')] : [];
+}
+
+/** The number in an int-or-percent (`25%` → 25), NaN for a malformed string, undefined when unset. */
+function intOrPercentValue(v: number | string | undefined): number | undefined {
   if (v === undefined) return undefined;
-  if (typeof v === 'number') return { value: v, percent: false };
+  if (typeof v === 'number') return v;
   const m = /^(\d+)%$/.exec(v);
-  return m ? { value: Number(m[1]), percent: true } : { value: NaN, percent: true };
+  return m ? Number(m[1]) : NaN;
 }
 
 /** `ValidateDeployment` (create). */
@@ -424,17 +438,10 @@ export function validateDeployment(d: Deployment): FieldError[] {
       errs.push(field.forbidden('spec.strategy.rollingUpdate', "may not be specified when strategy `type` is 'Recreate'"));
     }
     if (st.type === 'RollingUpdate' && st.rollingUpdate) {
-      const ms = intOrPercent(st.rollingUpdate.maxSurge);
-      const mu = intOrPercent(st.rollingUpdate.maxUnavailable);
-      for (const [v, raw, p] of [
-        [ms, st.rollingUpdate.maxSurge, 'spec.strategy.rollingUpdate.maxSurge'],
-        [mu, st.rollingUpdate.maxUnavailable, 'spec.strategy.rollingUpdate.maxUnavailable'],
-      ] as const) {
-        if (v && Number.isNaN(v.value)) errs.push(field.invalid(p, raw, "a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')"));
-        else if (v && v.value < 0) errs.push(field.invalid(p, raw, 'must be greater than or equal to 0'));
-      }
-      if (mu && mu.percent && mu.value > 100) errs.push(field.invalid('spec.strategy.rollingUpdate.maxUnavailable', st.rollingUpdate.maxUnavailable, 'must not be greater than 100%'));
-      if (ms?.value === 0 && mu?.value === 0) {
+      errs.push(...validatePositiveIntOrPercent(st.rollingUpdate.maxSurge, 'spec.strategy.rollingUpdate.maxSurge'));
+      errs.push(...validatePositiveIntOrPercent(st.rollingUpdate.maxUnavailable, 'spec.strategy.rollingUpdate.maxUnavailable'));
+      errs.push(...isNotMoreThan100Percent(st.rollingUpdate.maxUnavailable, 'spec.strategy.rollingUpdate.maxUnavailable'));
+      if (intOrPercentValue(st.rollingUpdate.maxSurge) === 0 && intOrPercentValue(st.rollingUpdate.maxUnavailable) === 0) {
         errs.push(field.invalid('spec.strategy.rollingUpdate.maxUnavailable', st.rollingUpdate.maxUnavailable, 'may not be 0 when `maxSurge` is 0'));
       }
     }

@@ -11,19 +11,8 @@ import type { PodDisruptionBudget, PodDisruptionBudgetStatus } from '@podsim/api
 import { labelSelectorAsSelector, validateLabelKey, validateLabelValue } from '@podsim/api';
 import { type FieldError, field } from '../errors.js';
 import { semanticEqual } from '../objects.js';
-import { nameIsDNSSubdomain, validateObjectMeta, validateObjectMetaUpdate } from '../validation.js';
+import { isNotMoreThan100Percent, nameIsDNSSubdomain, validateObjectMeta, validateObjectMetaUpdate, validatePositiveIntOrPercent } from '../validation.js';
 import type { RESTStrategy } from './strategy.js';
-
-const PERCENT_MSG = "a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')";
-
-/** `ValidatePositiveIntOrPercent` + `IsNotMoreThan100Percent`. */
-function validateIntOrPercent(v: number | string | undefined, path: string): FieldError[] {
-  if (v === undefined) return [];
-  if (typeof v === 'number') return v < 0 ? [field.invalid(path, v, 'must be greater than or equal to 0')] : [];
-  const m = /^[0-9]+%$/.exec(v);
-  if (!m) return [field.invalid(path, v, PERCENT_MSG)];
-  return Number(v.slice(0, -1)) > 100 ? [field.invalid(path, v, 'must not be greater than 100%')] : [];
-}
 
 /** `ValidatePodDisruptionBudgetSpec` (path `spec`). */
 function validateSpec(pdb: PodDisruptionBudget): FieldError[] {
@@ -32,8 +21,10 @@ function validateSpec(pdb: PodDisruptionBudget): FieldError[] {
   if (spec.minAvailable !== undefined && spec.maxUnavailable !== undefined) {
     errs.push(field.invalid('spec', spec, 'minAvailable and maxUnavailable cannot be both set'));
   }
-  errs.push(...validateIntOrPercent(spec.minAvailable, 'spec.minAvailable'));
-  errs.push(...validateIntOrPercent(spec.maxUnavailable, 'spec.maxUnavailable'));
+  for (const [v, path] of [
+    [spec.minAvailable, 'spec.minAvailable'],
+    [spec.maxUnavailable, 'spec.maxUnavailable'],
+  ] as const) errs.push(...validatePositiveIntOrPercent(v, path), ...isNotMoreThan100Percent(v, path));
   // unversionedvalidation.ValidateLabelSelector: label keys and values, operators and their values.
   const sel = spec.selector;
   if (sel) {
