@@ -134,6 +134,19 @@ const broken: Array<[string, (r: R[]) => void, string[]]> = [
     ['monotonic-resource-versions'],
   ],
   [
+    'a kubelet restart stops the running container of a pod nobody deleted',
+    (r) => {
+      const cont = { containerId: 'c1', podUid: 'u1', pod: 'p', namespace: 'default', container: 'app' };
+      r.push(
+        { t: 4 * S, actor: 'kubelet/node-1', kind: 'engine.crash' },
+        { t: 6 * S, actor: 'kubelet/node-1', kind: 'engine.restart' },
+        { t: 7 * S, actor: 'runtime/node-1', kind: 'cri.signal', data: { ...cont, signal: 'SIGTERM' } },
+        { t: 8 * S, actor: 'runtime/node-1', kind: 'cri.exit', data: { ...cont, exitCode: 0, reason: 'Completed' } },
+      );
+    },
+    ['kubelet-restart-keeps-running-pods'],
+  ],
+  [
     'a row printed Terminating without a deletionTimestamp, and an AGE not from creationTimestamp',
     (r) => {
       const row = r[at(r, (x) => x.kind === 'driver.watch' && x.data?.event === 'ADDED')].data as Record<string, unknown>;

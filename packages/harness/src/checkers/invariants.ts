@@ -7,7 +7,7 @@
  */
 import { US_PER_SECOND, parseRfc3339 } from '@podsim/api';
 import { humanDuration } from '../duration.js';
-import type { ApiWrite, Span, TraceModel } from './model.js';
+import type { ApiWrite, ProcessLife, Span, TraceModel } from './model.js';
 
 export interface Violation {
   /** Checker id, e.g. `no-removal-while-running`. */
@@ -434,6 +434,48 @@ export const INVARIANTS: readonly Invariant[] = [
         if (killed && p.exitCode !== 137) out.push({ invariant: this.id, t: p.exitedAt!, message: `${who} got SIGKILL but exited ${p.exitCode}` });
         if (!killed && p.exitCode === 137 && p.reason !== 'OOMKilled') out.push({ invariant: this.id, t: p.exitedAt!, message: `${who} exited 137 without a SIGKILL` });
         if (!termed && p.exitCode === 143) out.push({ invariant: this.id, t: p.exitedAt!, message: `${who} exited 143 without a SIGTERM` });
+      }
+      return out;
+    },
+  },
+  {
+    id: 'kubelet-restart-keeps-running-pods',
+    spec: '§15',
+    title: 'a kubelet restart alone never stops a container of a pod that is not being deleted and whose sandbox and containers are running',
+    check(m) {
+      const out: Violation[] = [];
+      for (const [kubelet, restarts] of m.restarts) {
+        if (!kubelet.startsWith('kubelet/')) continue;
+        const runtime = kubelet.replace(/^kubelet\//, 'runtime/');
+        const crashes = m.crashes.get(kubelet) ?? [];
+        for (const up of restarts) {
+          // The incarnation that came up at `up`: down since the crash before it, alive until the next crash.
+          const down = crashes.filter((c) => c <= up).at(-1) ?? up;
+          const until = crashes.find((c) => c > up) ?? Infinity;
+          const pods = new Set(m.processes.filter((p) => p.runtime === runtime && p.startedAt <= down && (p.exitedAt === undefined || p.exitedAt > up)).map((p) => p.podUid));
+          for (const uid of pods) {
+            // Every container of the pod still runs at the restart: its newest process of each
+            // name survived the downtime (runtime crashes end them, so the sandbox stood too).
+            const newest = new Map<string, ProcessLife>();
+            for (const p of m.processesOf(uid)) if (p.startedAt <= up) newest.set(p.container, p);
+            if ([...newest.values()].some((p) => p.exitedAt !== undefined && p.exitedAt <= up)) continue;
+            const writes = m.podWrites.get(uid) ?? [];
+            for (const p of newest.values()) {
+              const sig = p.signals.find((s) => s.t >= up && s.t < until && (s.signal === 'SIGTERM' || s.signal === 'SIGKILL'));
+              if (!sig) continue;
+              // Being deleted (deletionTimestamp or gone) or terminal (admission rejected it) by
+              // the time of the signal: the kubelet had its reason. No writes traced: not judged.
+              const last = writes.filter((w) => w.t <= sig.t).at(-1);
+              if (!last || last.event === 'DELETED' || last.deletionTimestamp !== undefined || last.phase === 'Succeeded' || last.phase === 'Failed') continue;
+              out.push({
+                invariant: this.id,
+                t: sig.t,
+                message: `${kubelet} restarted at ${sec(up)} (down since ${sec(down)}) and ${sig.signal} reached ${p.namespace ?? 'default'}/${p.pod}/${p.container} at ${sec(sig.t)}: the pod is not being deleted and its containers were running`,
+              });
+              break;
+            }
+          }
+        }
       }
       return out;
     },
