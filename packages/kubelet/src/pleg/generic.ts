@@ -110,7 +110,10 @@ export class GenericPLEG {
     private readonly cache: PodCache,
     private readonly relistPeriodUs: number,
     private readonly onEvents: (events: PodLifecycleEvent[]) => void,
-    /** Runs once, after the first relist stored its statuses and before it releases waiters. */
+    /**
+     * Runs once, when the first relist has listed the runtime and inspected its pods, before it
+     * stores their statuses in the cache (which wakes waiting pod workers) and emits events.
+     */
     private readonly onFirstRelist?: () => void,
   ) {}
 
@@ -301,6 +304,10 @@ export class GenericPLEG {
     const uids = eventPods.map((r) => r.uid);
     const statuses = new Map<string, RuntimePodStatus | string>();
     const inspected = join(uids.length, () => {
+      // Before any cache.set: PodCache.set wakes the pod workers waiting in GetNewerThan at
+      // once, and the first syncPod of each must already see what the kubelet restores from the
+      // runtime at start-up (pod cgroups, which survive a restart; issue #27).
+      if (this.lastRelistAt < 0) this.onFirstRelist?.();
       const all: PodLifecycleEvent[] = [];
       uids.forEach((uid, k) => {
         const st = statuses.get(uid);
@@ -308,7 +315,6 @@ export class GenericPLEG {
         else if (typeof st === 'object') this.cache.set(uid, st, timestamp);
         for (const e of eventLists[k]) if (e.type !== 'ContainerChanged') all.push(e);
       });
-      if (this.lastRelistAt < 0) this.onFirstRelist?.();
       this.cache.updateTime(timestamp);
       this.lastRelistAt = timestamp;
       if (all.length > 0) this.onEvents(all);

@@ -1,0 +1,48 @@
+/**
+ * Regression tests for the kubelet and fault-model defects that fault exploration found (issue
+ * #27 items 1, 4, 5): each shrunk scenario in packages/harness/test/found/ (its header tells the
+ * story and the fix) runs through the CLI entry (`podsim run FILE`) and must pass — every step,
+ * expectation and invariant held, `liveness` included — and give the same trace digest on
+ * `single`, `shards:2` and `nodes:2` (placement never changes a run).
+ */
+import test from 'ava';
+import { join } from 'node:path';
+import { EXIT_OK, main } from '../../src/cli.js';
+
+const DIR = 'packages/harness/test/found';
+const FILES = ['kubelet-restart-kills-running-pods.yaml'].map((f) => join(DIR, f));
+const PLACEMENTS = ['single', 'shards:2', 'nodes:2'];
+
+const runs = new Map<string, Promise<{ code: number; out: string[] }>>();
+
+/** `podsim run FILE --quiet --placement P` through the CLI entry, once per (file, placement). */
+function podsimRun(file: string, placement: string): Promise<{ code: number; out: string[] }> {
+  const key = `${file}|${placement}`;
+  let r = runs.get(key);
+  if (!r) {
+    const out: string[] = [];
+    r = main(['run', file, '--quiet', '--placement', placement], { out: (l) => out.push(l), err: (l) => out.push(l) }).then((code) => ({ code, out }));
+    runs.set(key, r);
+  }
+  return r;
+}
+
+const digestOf = (out: readonly string[]) => out.join('\n').match(/trace digest ([0-9a-f]{16})/)?.[1];
+
+for (const file of FILES) {
+  test(`podsim run ${file} passes`, async (t) => {
+    t.timeout(120_000);
+    const { code, out } = await podsimRun(file, 'single');
+    t.is(code, EXIT_OK, out.join('\n'));
+    t.is(out.at(-1), 'PASS', out.join('\n'));
+    t.regex(out.join('\n'), /expectations: (\d+)\/\1 passed; invariants: \d+ checked, 0 violations/);
+  });
+
+  test(`${file} gives the same trace digest on ${PLACEMENTS.join(', ')}`, async (t) => {
+    t.timeout(180_000);
+    const results = await Promise.all(PLACEMENTS.map((p) => podsimRun(file, p)));
+    const digests = results.map((r) => digestOf(r.out));
+    t.truthy(digests[0], results[0].out.join('\n'));
+    t.deepEqual(digests, PLACEMENTS.map(() => digests[0]), results.map((r) => r.out.join('\n')).join('\n---\n'));
+  });
+}
