@@ -46,6 +46,16 @@ export interface RequestTimedOut extends Message {
   readonly request: string;
 }
 
+/**
+ * Delivered to a request's callback (sent with `failFastWhenDown`) when the destination was down
+ * at delivery, or had restarted since the request was sent: the connection was refused or reset.
+ */
+export interface RequestUnavailable extends Message {
+  readonly type: 'RequestUnavailable';
+  readonly to: ActorId;
+  readonly request: string;
+}
+
 export interface RequestOptions {
   /**
    * Virtual µs after which the callback receives {@link RequestTimedOut} (and a late reply is
@@ -53,6 +63,14 @@ export interface RequestOptions {
    * simply never calls back.
    */
   readonly timeoutUs?: DurationUs;
+  /**
+   * The destination is reached over a local socket (the kubelet's CRI client and containerd's
+   * unix socket): a request that finds it down, or restarted since it was sent, is answered at
+   * once with {@link RequestUnavailable} — connect() is refused, a broken connection is reset —
+   * instead of being dropped and waiting for `timeoutUs`. Without it a request to a down actor
+   * is lost, as over TCP to a host that is gone.
+   */
+  readonly failFastWhenDown?: boolean;
 }
 
 /** Opaque handle for a pending timer. */
@@ -93,7 +111,16 @@ export interface ActorContext {
    * it once per destination thread.
    */
   multicast(to: readonly ActorId[], body: Message): void;
-  /** Sends a request; `onReply` runs when the reply (or a timeout) is delivered. */
+  /**
+   * Sends a request; `onReply` runs when the reply (or a timeout) is delivered — or, with
+   * `failFastWhenDown`, a {@link RequestUnavailable} when the destination was down.
+   */
+  request<R extends Message = Message>(
+    to: ActorId,
+    body: Message,
+    onReply: (reply: R | RequestTimedOut | RequestUnavailable, env: Envelope | undefined) => void,
+    options: RequestOptions & { readonly failFastWhenDown: true },
+  ): void;
   request<R extends Message = Message>(
     to: ActorId,
     body: Message,

@@ -3,7 +3,8 @@
  * Layout: `[bodies, numbers]`. `bodies` lists each distinct body object once — a multicast (the
  * same body sent to several actors of the destination) is encoded once per batch. `numbers`
  * holds 9 numbers per envelope: from, to, sentAt, at, seq, body index, kind (0 plain,
- * 1 request, 2 reply), then requestId + incarnation (kind 1) or replyTo + incarnation (kind 2).
+ * 1 request, 2 reply, 3 request sent with `failFastWhenDown`), then requestId + incarnation
+ * (kinds 1, 3) or replyTo + incarnation (kind 2).
  */
 import { decode, encode, type Message } from '@podsim/api';
 import type { WireEnvelope } from '@podsim/api/protocol/control';
@@ -30,7 +31,7 @@ export function encodeBatch(envs: readonly WireEnvelope[]): Uint8Array {
     nums[k + 4] = e.q;
     nums[k + 5] = bi;
     if (e.r !== undefined) {
-      nums[k + 6] = 1;
+      nums[k + 6] = e.u === 1 ? 3 : 1;
       nums[k + 7] = e.r;
       nums[k + 8] = e.fi ?? 0;
     } else if (e.p !== undefined) {
@@ -62,8 +63,9 @@ export function decodeBatch(bytes: Uint8Array): WireEnvelope[] {
       a: nums[k + 3],
       q: nums[k + 4],
       b: bodies[nums[k + 5]],
-      r: kind === 1 ? nums[k + 7] : undefined,
-      fi: kind === 1 ? nums[k + 8] : undefined,
+      r: kind === 1 || kind === 3 ? nums[k + 7] : undefined,
+      fi: kind === 1 || kind === 3 ? nums[k + 8] : undefined,
+      u: kind === 3 ? 1 : undefined,
       p: kind === 2 ? nums[k + 7] : undefined,
       i: kind === 2 ? nums[k + 8] : undefined,
     };

@@ -19,6 +19,7 @@ import {
   type Message,
   type RequestOptions,
   type RequestTimedOut,
+  type RequestUnavailable,
   type RunFailure,
   type TimerId,
   type TraceRecord,
@@ -127,6 +128,12 @@ interface LocalActor {
   nextRequest: number;
   timers: Map<TimerId, TimerEntry>;
   pending: Map<number, PendingRequest>;
+  /**
+   * Crash faults (by index) holding the actor down: added at the crash, removed at that fault's
+   * restart. The actor comes back only when none is left (a kubeletRestart inside a nodeDown
+   * must not revive a kubelet on a dead node); a crash without restart holds it for good.
+   */
+  readonly downBy: Set<number>;
   /** Outgoing links of this actor, by destination index (state survives restarts). */
   readonly links: Map<number, LinkState> | Array<LinkState | undefined>;
   rng: Prng;
@@ -341,7 +348,7 @@ export class HostCore {
    * `seq`, which must increase). Used while the run is paused.
    */
   injectFrom(from: ActorId, to: ActorId, body: Message, seq: number, at: VirtualTime): void {
-    const e: WireEnvelope = { f: this.index(from), t: this.index(to), s: at, a: at, q: seq, b: body, r: undefined, fi: undefined, p: undefined, i: undefined };
+    const e: WireEnvelope = { f: this.index(from), t: this.index(to), s: at, a: at, q: seq, b: body, r: undefined, fi: undefined, u: undefined, p: undefined, i: undefined };
     this.route(e);
   }
 
@@ -362,6 +369,7 @@ export class HostCore {
       nextRequest: 1,
       timers: new Map(),
       pending: new Map(),
+      downBy: new Set(),
       links: this.actorIds.length <= DENSE_LINKS_MAX ? new Array<LinkState | undefined>(this.actorIds.length) : new Map(),
       rng: deriveStream(this.opts.seed, `actor:${id}#0`),
       streams: new Map(),
@@ -413,6 +421,7 @@ export class HostCore {
       case EV_TIMER:
         return this.fireTimer(la, ev.timer!);
       case EV_CRASH: {
+        la.downBy.add(ev.fault);
         if (la.actor === null) return;
         // The old incarnation's state, timers and pending requests are gone; its timers and
         // any replies addressed to it are dropped by the incarnation checks.
@@ -423,7 +432,12 @@ export class HostCore {
         return;
       }
       case EV_RESTART: {
+        la.downBy.delete(ev.fault);
         if (la.actor !== null) return;
+        if (la.downBy.size > 0) {
+          this.engineTrace(la, 'engine.stayDown', `fault ${ev.fault} over, still down (fault ${[...la.downBy].join(', ')})`);
+          return;
+        }
         // Messages sent while down, or to the old incarnation, are dropped at delivery
         // because their sentAt precedes the new incarnation's startedAt.
         this.startIncarnation(la);
@@ -436,7 +450,16 @@ export class HostCore {
   private deliver(la: LocalActor, e: WireEnvelope): void {
     const type = e.b.type;
     if (la.actor === null || e.s < la.startedAt) {
-      this.engineTrace(la, 'engine.drop', `${la.actor === null ? 'down' : 'stale'}: ${type} from ${this.actorIds[e.f]}`);
+      const why = la.actor === null ? 'down' : 'stale';
+      if (e.u === 1 && e.r !== undefined) {
+        // A local socket: nobody listens (down) or the connection broke with the old process
+        // (stale). The client learns it at once; the refusal travels back like a reply.
+        this.engineTrace(la, 'engine.refuse', `${why}: ${type} from ${this.actorIds[e.f]}`);
+        const body: RequestUnavailable = { type: 'RequestUnavailable', to: la.id, request: type };
+        this.send(la, e.f, body, undefined, undefined, undefined, e.r, e.fi);
+        return;
+      }
+      this.engineTrace(la, 'engine.drop', `${why}: ${type} from ${this.actorIds[e.f]}`);
       return;
     }
     la.digest.num(e.a);
@@ -576,7 +599,7 @@ export class HostCore {
    * Computes delivery time (latency, faults, FIFO) for a message `from → to` sent now and routes
    * it (unless a fault drops it). `r`/`fi` mark a request, `p`/`i` a reply (see WireEnvelope).
    */
-  private send(la: LocalActor, to: number, body: Message, r?: number, fi?: number, p?: number, i?: number): void {
+  private send(la: LocalActor, to: number, body: Message, r?: number, fi?: number, u?: number, p?: number, i?: number): void {
     const l = this.link(la, to);
     let at = this.now + l.minUs;
     if (l.jitterUs > 0) {
@@ -615,7 +638,7 @@ export class HostCore {
     if (at < l.lastAt) at = l.lastAt;
     l.lastAt = at;
     // Every envelope gets all fields, so that the hot paths see one object shape.
-    const e: WireEnvelope = { f: la.idx, t: to, s: this.now, a: at, q: la.seq++, b: body, r, fi, p, i };
+    const e: WireEnvelope = { f: la.idx, t: to, s: this.now, a: at, q: la.seq++, b: body, r, fi, u, p, i };
     this.route(e);
     if (duplicateDelay >= 0) {
       this.record(la, 'fault.duplicate', `duplicated ${body.type} to ${this.actorIds[to]}`, undefined);
@@ -724,20 +747,20 @@ export class HostCore {
       request<R extends Message>(
         to: ActorId,
         body: Message,
-        onReply: (reply: R | RequestTimedOut, env: Envelope | undefined) => void,
+        onReply: (reply: R | RequestTimedOut | RequestUnavailable, env: Envelope | undefined) => void,
         options?: RequestOptions,
       ) {
         const rid = la.nextRequest++;
         const pend: PendingRequest = { cb: onReply as PendingRequest['cb'], to, type: body.type };
         if (options?.timeoutUs !== undefined) pend.timer = host.setTimer(la, options.timeoutUs, undefined, rid);
         la.pending.set(rid, pend);
-        host.send(la, host.index(to), body, rid, la.incarnation);
+        host.send(la, host.index(to), body, rid, la.incarnation, options?.failFastWhenDown ? 1 : undefined);
       },
       reply(req, body) {
         if (req.requestId === undefined) return;
         const rid = Math.floor(req.requestId / 65536);
         const inc = req.requestId % 65536;
-        host.send(la, host.index(req.from), body, undefined, undefined, rid, inc);
+        host.send(la, host.index(req.from), body, undefined, undefined, undefined, rid, inc);
       },
       setTimer(delayUs, payload) {
         return host.setTimer(la, delayUs, payload).id;

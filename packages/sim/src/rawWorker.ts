@@ -43,7 +43,7 @@ parentPort!.once('message', () => {
       const envs: WireEnvelope[] = [];
       for (let i = 0; i < job.batch && sent < job.messages; i++, sent++) {
         // The decoded envelope's shape (p and i present), as in the engine.
-        envs.push({ f: me, t: other, s: sent, a: sent + 100, q: sent, b: body(sent), r: sent, fi: 1, p: undefined, i: undefined });
+        envs.push({ f: me, t: other, s: sent, a: sent + 100, q: sent, b: body(sent), r: sent, fi: 1, u: undefined, p: undefined, i: undefined });
       }
       const bytes = encodeBatch(envs);
       job.port.postMessage(bytes, [bytes.buffer as ArrayBuffer]);

@@ -139,6 +139,56 @@ test('crash + restart: state and timers lost, messages to the down actor dropped
   t.true(ticks.every((x) => x < 3_500 + 200 || x >= 6_000));
 });
 
+test('overlapping crashes: the actor comes back only when every crash that holds it down is over (a kubeletRestart inside a nodeDown)', async (t) => {
+  // b is down 3.5–7.5 ms (fault 0, a nodeDown) and crashed again at 4 ms for 1.5 ms (fault 1): the
+  // end of fault 1 at 5.5 ms must not revive it.
+  const tr = await both(t, [
+    { kind: 'crash', actor: 'b', atUs: 3_500, restartAfterUs: 4_000 },
+    { kind: 'crash', actor: 'b', atUs: 4_000, restartAfterUs: 1_500 },
+  ]);
+  const engine = (kind: string) => kinds(tr, kind).map((r) => [r.t, r.msg]);
+  t.deepEqual(engine('engine.crash'), [[3_500, 'crashed (fault 0)']]);
+  t.deepEqual(engine('engine.stayDown'), [[5_500, 'fault 1 over, still down (fault 0)']]);
+  t.deepEqual(engine('engine.restart'), [[7_500, 'restarted as incarnation 2']]);
+  t.deepEqual(received(tr), [1, 2, 3, 8, 9, 10]);
+  // The other order: the longer crash comes second and still holds b down after the first ends.
+  const tr2 = runLocal(
+    pingPong(1, [
+      { kind: 'crash', actor: 'b', atUs: 3_500, restartAfterUs: 1_500 },
+      { kind: 'crash', actor: 'b', atUs: 4_000, restartAfterUs: 3_500 },
+    ]),
+  ).traces;
+  t.deepEqual(kinds(tr2, 'engine.restart').map((r) => r.t), [7_500]);
+  // A crash without restart (a node down for good) keeps b down whatever ends around it.
+  const tr3 = runLocal(
+    pingPong(1, [
+      { kind: 'crash', actor: 'b', atUs: 3_500 },
+      { kind: 'crash', actor: 'b', atUs: 4_000, restartAfterUs: 1_000 },
+    ]),
+  ).traces;
+  t.deepEqual(kinds(tr3, 'engine.restart'), []);
+  t.deepEqual(received(tr3), [1, 2, 3]);
+});
+
+test('failFastWhenDown: a request to a down or restarted actor is refused at once (RequestUnavailable), on threads as in one thread', async (t) => {
+  const cfg = (failFast: boolean): RunConfig => ({
+    seed: 1,
+    faults: [{ kind: 'crash', actor: 'b', atUs: 3_500, restartAfterUs: 2_000 }],
+    actors: [spec('a', 'createPinger', { to: 'b', everyUs: 1_000, untilUs: 10_000, failFast }), spec('b', 'createPonger', {})],
+  });
+  const local = runLocal(cfg(true));
+  const threaded = await runThreaded(cfg(true), 'per-actor');
+  t.deepEqual(threaded.traces, local.traces, 'threads and one thread agree');
+  t.is(threaded.digest, local.digest);
+  // Pings 4 and 5 reach b while it is down (3.5–5.5 ms): refused one link latency after they
+  // arrive, not timed out 2 ms after they were sent as without the option.
+  t.deepEqual(replies(local.traces).slice(2, 6), ['Pong #3', 'RequestUnavailable #4', 'RequestUnavailable #5', 'Pong #6']);
+  const refusedAt = kinds(local.traces, 'ping.reply').filter((r) => r.msg === 'RequestUnavailable #4')[0].t;
+  t.true(refusedAt >= 4_200 && refusedAt <= 4_300, `refused at ${refusedAt}`);
+  t.deepEqual(kinds(local.traces, 'engine.refuse').map((r) => r.msg), ['down: Ping from a', 'down: Ping from a']);
+  t.deepEqual(replies(runLocal(cfg(false)).traces).slice(2, 6), ['Pong #3', 'RequestTimedOut #4', 'RequestTimedOut #5', 'Pong #6']);
+});
+
 test('a fault injected while paused takes effect at the paused time, on threads as in one thread', async (t) => {
   const drop: Fault = { kind: 'drop', from: 'a', to: 'b', probability: 1, startUs: 0, endUs: 6_000 };
   const crash: Fault = { kind: 'crash', actor: 'b', atUs: 0, restartAfterUs: 1_500 };

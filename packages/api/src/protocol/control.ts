@@ -53,6 +53,8 @@ export interface WireEnvelope {
   r?: number;
   /** sender incarnation (with r) */
   fi?: number;
+  /** 1: a request sent with `failFastWhenDown` (answered with RequestUnavailable when the destination is down) */
+  u?: number;
   /** replyTo: the requestId this answers */
   p?: number;
   /** incarnation of the requester the reply is for */

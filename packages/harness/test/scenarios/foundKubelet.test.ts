@@ -6,11 +6,13 @@
  * `single`, `shards:2` and `nodes:2` (placement never changes a run).
  */
 import test from 'ava';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EXIT_OK, main } from '../../src/cli.js';
+import { runText, S } from './helpers.js';
 
 const DIR = 'packages/harness/test/found';
-const FILES = ['kubelet-restart-kills-running-pods.yaml'].map((f) => join(DIR, f));
+const FILES = ['kubelet-restart-kills-running-pods.yaml', 'nodedown-overlapping-restart-cri-2m-hang.yaml'].map((f) => join(DIR, f));
 const PLACEMENTS = ['single', 'shards:2', 'nodes:2'];
 
 const runs = new Map<string, Promise<{ code: number; out: string[] }>>();
@@ -46,3 +48,15 @@ for (const file of FILES) {
     t.deepEqual(digests, PLACEMENTS.map(() => digests[0]), results.map((r) => r.out.join('\n')).join('\n---\n'));
   });
 }
+
+test('nodedown-overlapping-restart-cri-2m-hang: the kubelet comes back with its node at 20 s, not when the kubeletRestart inside the nodeDown ends (19.549 s)', async (t) => {
+  const file = join(DIR, 'nodedown-overlapping-restart-cri-2m-hang.yaml');
+  const { report, model } = await runText('nodedown-overlapping-restart-cri-2m-hang', readFileSync(file, 'utf8'));
+  t.true(report.ok, report.failures.join('\n'));
+  t.deepEqual(model.restarts.get('kubelet/n1'), [20 * S]);
+  t.deepEqual(model.restarts.get('runtime/n1'), [20 * S]);
+  // p (grace 1, deleted at 2 s while the node was up) is gone right after the node returns.
+  const gone = model.writes.find((w) => w.resource === 'pods' && w.name === 'p' && w.event === 'DELETED');
+  t.truthy(gone);
+  t.true(gone!.t > 20 * S && gone!.t < 22 * S, `p DELETED at ${gone!.t / S}s`);
+});

@@ -51,11 +51,14 @@ export function actorEnv(
     },
     cri(req, cb) {
       const timeoutUs = criTimeoutUs(req, timeouts.runtimeRequestTimeoutUs);
+      // containerd's unix socket: with the runtime down, gRPC fails at once (Unavailable) and
+      // the caller retries on its own schedule (the PLEG relists again after 1 s).
       getCtx().request(
         runtime,
         req,
-        (reply) => cb((reply.type === 'RequestTimedOut' ? criDeadlineExceeded(req.type) : reply) as never),
-        timeoutUs === undefined ? undefined : { timeoutUs },
+        (reply) =>
+          cb((reply.type === 'RequestTimedOut' ? criDeadlineExceeded(req.type) : reply.type === 'RequestUnavailable' ? criUnavailable(req.type) : reply) as never),
+        { ...(timeoutUs === undefined ? {} : { timeoutUs }), failFastWhenDown: true },
       );
     },
     api(req, cb) {
@@ -105,6 +108,23 @@ function criTimeoutUs(req: cri.CriRequest, base: number): number | undefined {
 /** The reply a CRI call gets when its deadline passed: DeadlineExceeded, empty lists. */
 function criDeadlineExceeded(type: string): Message {
   return { type: `${type}Result`, error: { code: 'DeadlineExceeded', message: 'context deadline exceeded' }, items: [], containers: [], stdout: '', stderr: '', exitCode: -1, success: false } as Message;
+}
+
+/**
+ * The reply a CRI call gets when the runtime is not running (`RequestUnavailable`): gRPC
+ * Unavailable, as from a dial of a containerd socket nobody listens on; empty lists.
+ */
+function criUnavailable(type: string): Message {
+  return {
+    type: `${type}Result`,
+    error: { code: 'Unavailable', message: 'connection error: desc = "transport: Error while dialing dial unix /run/containerd/containerd.sock: connect: connection refused"' },
+    items: [],
+    containers: [],
+    stdout: '',
+    stderr: '',
+    exitCode: -1,
+    success: false,
+  } as Message;
 }
 
 function apiTimeout(): ApiResult {

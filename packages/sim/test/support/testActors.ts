@@ -98,6 +98,8 @@ export interface PingerConfig {
   readonly to: string;
   readonly everyUs: number;
   readonly untilUs: number;
+  /** Requests with `failFastWhenDown` (a local socket: a down `to` refuses at once). */
+  readonly failFast?: boolean;
 }
 
 /** Sends Ping{n} to `to` every `everyUs` from `everyUs` on, and traces each Pong. */
@@ -113,9 +115,9 @@ export function createPinger(id: string, config: unknown): Actor {
     },
     onTimer(ctx) {
       const k = ++n;
-      ctx.request(c.to, { type: 'Ping', n: k, sentAt: ctx.now } as Message, (r) => ctx.trace('ping.reply', `${r.type} #${k}`), {
-        timeoutUs: 2 * c.everyUs,
-      });
+      const onReply = (r: Message) => ctx.trace('ping.reply', `${r.type} #${k}`);
+      if (c.failFast) ctx.request(c.to, { type: 'Ping', n: k, sentAt: ctx.now } as Message, onReply, { timeoutUs: 2 * c.everyUs, failFastWhenDown: true });
+      else ctx.request(c.to, { type: 'Ping', n: k, sentAt: ctx.now } as Message, onReply, { timeoutUs: 2 * c.everyUs });
       if (ctx.now + c.everyUs <= c.untilUs) ctx.setTimer(c.everyUs);
     },
   };
