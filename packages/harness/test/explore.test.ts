@@ -56,7 +56,7 @@ test('the planted skipUidPrecondition bug is found within 20 seeds and replays t
     t.is(threads.traceDigest, failing.traceDigest);
     t.deepEqual(local.first, failing.first);
 
-    t.true(s.results.find((x) => x.seed === 6)?.violated.includes('final-delete-own-uid'), 'seed 6 (shrunk below) fails');
+    t.true(s.results.find((x) => x.seed === 9)?.violated.includes('final-delete-own-uid'), 'seed 9 (shrunk below) fails');
   } finally {
     await pool.close();
   }
@@ -65,15 +65,17 @@ test('the planted skipUidPrecondition bug is found within 20 seeds and replays t
 test('replay --shrink prints the minimal fault and writes a scenario that fails the same way, with the same digest', async (t) => {
   const out = join(dir, 'shrunk.yaml');
   const trace = join(dir, 'replay-trace.json');
-  const seed = 6;
+  const seed = 9;
   const r = await cli(['replay', planted, '--seed', String(seed), '--shrink', '--workers', '2', '--out', out, '--trace', trace]);
   t.is(r.code, 1, r.err.join('\n'));
   const text = r.out.join('\n');
   t.regex(text, /^FAIL: (no-removal-while-running|final-delete-own-uid) at /m);
   t.regex(text, /^timeline of pod default\/web-\d /m);
   t.regex(text, /kubelet\.finalDelete +[0-9a-f]{8} +DELETE default\/web-\d grace=0 → 200/);
-  // Seed 6 drew four faults; only the kubelet restart that delays the final DELETE matters.
-  t.regex(text, /^faults: 4 → 1 in \d+ runs/m);
+  // Seed 9 drew six faults; only the kubelet restart that delays the final DELETE matters.
+  // (Seed 6, pinned before, failed only because its two overlapping kubelet restarts revived the
+  // kubelet when the first ended; since issue #27 item 4 it stays down until the second ends.)
+  t.regex(text, /^faults: 6 → 1 in \d+ runs/m);
   t.regex(text, /^ +[\d.]+s +kubeletRestart-0\.\d +kubeletRestart node=node-1 /m);
   t.regex(text, /same as the minimal run/);
   // The written file has no drawn faults left, only an explicit one, and runs as `podsim run`.
