@@ -47,13 +47,16 @@ export interface RequestTimedOut extends Message {
 }
 
 /**
- * Delivered to a request's callback (sent with `failFastWhenDown`) when the destination was down
- * at delivery, or had restarted since the request was sent: the connection was refused or reset.
+ * Delivered to a request's callback (sent with `failFast`) when no connection could carry it:
+ * `refused`, the destination was down at delivery; `reset`, it had restarted since the request
+ * was sent; `unreachable`, a partition separated them and the sender's incarnation started after
+ * the partition began (a fresh process has no connection and cannot open one).
  */
 export interface RequestUnavailable extends Message {
   readonly type: 'RequestUnavailable';
   readonly to: ActorId;
   readonly request: string;
+  readonly reason: 'refused' | 'reset' | 'unreachable';
 }
 
 export interface RequestOptions {
@@ -64,13 +67,15 @@ export interface RequestOptions {
    */
   readonly timeoutUs?: DurationUs;
   /**
-   * The destination is reached over a local socket (the kubelet's CRI client and containerd's
-   * unix socket): a request that finds it down, or restarted since it was sent, is answered at
-   * once with {@link RequestUnavailable} — connect() is refused, a broken connection is reset —
-   * instead of being dropped and waiting for `timeoutUs`. Without it a request to a down actor
-   * is lost, as over TCP to a host that is gone.
+   * Fail at once, with {@link RequestUnavailable}, when no connection can carry the request,
+   * instead of losing it and waiting for `timeoutUs`: the destination is down or restarted since
+   * the request was sent (a local socket — the kubelet's CRI client and containerd's unix socket —
+   * refuses connect() and resets a broken connection), or a partition lies between them and this
+   * incarnation started after it began (a process started during a network outage cannot
+   * connect; one that was connected before just loses its packets, as over an established TCP
+   * connection). Without it such a request is simply lost.
    */
-  readonly failFastWhenDown?: boolean;
+  readonly failFast?: boolean;
 }
 
 /** Opaque handle for a pending timer. */
@@ -113,13 +118,13 @@ export interface ActorContext {
   multicast(to: readonly ActorId[], body: Message): void;
   /**
    * Sends a request; `onReply` runs when the reply (or a timeout) is delivered — or, with
-   * `failFastWhenDown`, a {@link RequestUnavailable} when the destination was down.
+   * `failFast`, a {@link RequestUnavailable} when the destination was down.
    */
   request<R extends Message = Message>(
     to: ActorId,
     body: Message,
     onReply: (reply: R | RequestTimedOut | RequestUnavailable, env: Envelope | undefined) => void,
-    options: RequestOptions & { readonly failFastWhenDown: true },
+    options: RequestOptions & { readonly failFast: true },
   ): void;
   request<R extends Message = Message>(
     to: ActorId,

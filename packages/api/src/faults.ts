@@ -57,7 +57,7 @@ export interface PartitionFault extends Window {
 
 /**
  * Crashes `actor` at `atUs` (its state, timers and pending requests are lost; messages to it
- * are dropped, requests sent with `failFastWhenDown` refused) and, unless `restartAfterUs` is
+ * are dropped, requests sent with `failFast` refused) and, unless `restartAfterUs` is
  * omitted, restarts it with fresh state and a new incarnation. Messages sent before the restart
  * never reach the new incarnation. Crashes overlap: the actor is down while any crash fault holds
  * it (from its `atUs` to its restart, or for good without one) and comes back when the last ends.

@@ -3,7 +3,7 @@
  * Layout: `[bodies, numbers]`. `bodies` lists each distinct body object once — a multicast (the
  * same body sent to several actors of the destination) is encoded once per batch. `numbers`
  * holds 9 numbers per envelope: from, to, sentAt, at, seq, body index, kind (0 plain,
- * 1 request, 2 reply, 3 request sent with `failFastWhenDown`), then requestId + incarnation
+ * 1 request, 2 reply, 3 request sent with `failFast`), then requestId + incarnation
  * (kinds 1, 3) or replyTo + incarnation (kind 2).
  */
 import { decode, encode, type Message } from '@podsim/api';

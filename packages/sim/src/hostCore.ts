@@ -455,7 +455,7 @@ export class HostCore {
         // A local socket: nobody listens (down) or the connection broke with the old process
         // (stale). The client learns it at once; the refusal travels back like a reply.
         this.engineTrace(la, 'engine.refuse', `${why}: ${type} from ${this.actorIds[e.f]}`);
-        const body: RequestUnavailable = { type: 'RequestUnavailable', to: la.id, request: type };
+        const body: RequestUnavailable = { type: 'RequestUnavailable', to: la.id, request: type, reason: la.actor === null ? 'refused' : 'reset' };
         this.send(la, e.f, body, undefined, undefined, undefined, e.r, e.fi);
         return;
       }
@@ -601,6 +601,7 @@ export class HostCore {
    */
   private send(la: LocalActor, to: number, body: Message, r?: number, fi?: number, u?: number, p?: number, i?: number): void {
     const l = this.link(la, to);
+    const senderIncarnation = fi;
     let at = this.now + l.minUs;
     if (l.jitterUs > 0) {
       l.rng ??= deriveStream(this.opts.seed, `link:${la.id}->${this.actorIds[to]}`);
@@ -612,8 +613,16 @@ export class HostCore {
       if (this.now < f.startUs || (f.endUs !== undefined && this.now >= f.endUs)) continue;
       if (f.kind === 'delay') at += f.delayUs;
       else if (f.kind === 'partition') {
-        this.record(la, 'fault.partition', `dropped ${body.type} to ${this.actorIds[to]}`, undefined);
+        // An incarnation that started inside the partition never had a connection: with
+        // failFast its request fails at once (dial error) instead of being lost with the old
+        // connection's packets. The failure is a reply to itself, one link latency later.
+        const unreachable = u === 1 && r !== undefined && la.startedAt >= f.startUs;
+        this.record(la, 'fault.partition', `${unreachable ? 'no connection, failed' : 'dropped'} ${body.type} to ${this.actorIds[to]}`, undefined);
         la.seq++;
+        if (unreachable) {
+          const failed: RequestUnavailable = { type: 'RequestUnavailable', to: this.actorIds[to], request: body.type, reason: 'unreachable' };
+          this.route({ f: la.idx, t: la.idx, s: this.now, a: this.now + l.minUs, q: la.seq++, b: failed, r: undefined, fi: undefined, u: undefined, p: r, i: senderIncarnation });
+        }
         return;
       } else {
         l.faultRngs ??= new Map();
@@ -754,7 +763,7 @@ export class HostCore {
         const pend: PendingRequest = { cb: onReply as PendingRequest['cb'], to, type: body.type };
         if (options?.timeoutUs !== undefined) pend.timer = host.setTimer(la, options.timeoutUs, undefined, rid);
         la.pending.set(rid, pend);
-        host.send(la, host.index(to), body, rid, la.incarnation, options?.failFastWhenDown ? 1 : undefined);
+        host.send(la, host.index(to), body, rid, la.incarnation, options?.failFast ? 1 : undefined);
       },
       reply(req, body) {
         if (req.requestId === undefined) return;

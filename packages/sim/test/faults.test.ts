@@ -170,7 +170,7 @@ test('overlapping crashes: the actor comes back only when every crash that holds
   t.deepEqual(received(tr3), [1, 2, 3]);
 });
 
-test('failFastWhenDown: a request to a down or restarted actor is refused at once (RequestUnavailable), on threads as in one thread', async (t) => {
+test('failFast: a request to a down or restarted actor is refused at once (RequestUnavailable), on threads as in one thread', async (t) => {
   const cfg = (failFast: boolean): RunConfig => ({
     seed: 1,
     faults: [{ kind: 'crash', actor: 'b', atUs: 3_500, restartAfterUs: 2_000 }],
@@ -216,4 +216,43 @@ test('a fault injected while paused takes effect at the paused time, on threads 
       await sim.close();
     }
   }
+});
+
+test('failFast across a partition: an incarnation started inside it cannot connect (RequestUnavailable unreachable); one connected before loses its requests (timeouts)', async (t) => {
+  // a ⇹ b partitioned 2.5–8 ms; a crashes at 4 ms and is back at 5 ms, inside the partition.
+  const cfg: RunConfig = {
+    seed: 1,
+    faults: [
+      { kind: 'partition', a: 'a', b: 'b', startUs: 2_500, endUs: 8_000 },
+      { kind: 'crash', actor: 'a', atUs: 4_000, restartAfterUs: 1_000 },
+    ],
+    actors: [spec('a', 'createPinger', { to: 'b', everyUs: 1_000, untilUs: 10_000, failFast: true }), spec('b', 'createPonger', {})],
+  };
+  const local = runLocal(cfg);
+  const threaded = await runThreaded(cfg, 'per-actor');
+  t.deepEqual(threaded.traces, local.traces, 'threads and one thread agree');
+  const answers = kinds(local.traces, 'ping.reply').map((r) => [r.t, r.msg]);
+  t.deepEqual(answers, [
+    [local.traces.find((r) => r.msg === 'Pong #1')!.t, 'Pong #1'],
+    [local.traces.find((r) => r.msg === 'Pong #2')!.t, 'Pong #2'],
+    // Ping 3 (3 ms, first incarnation): lost with the old connection, times out at 5 ms — but
+    // that incarnation crashed at 4 ms, so nothing is reported. The second incarnation's pings
+    // at 6 and 7 ms fail one link latency (100 µs) after they were sent; ping 3 at 8 ms gets through.
+    [6_100, 'RequestUnavailable #1'],
+    [7_100, 'RequestUnavailable #2'],
+    [local.traces.find((r) => r.msg === 'Pong #3')!.t, 'Pong #3'],
+    [local.traces.find((r) => r.msg === 'Pong #4')!.t, 'Pong #4'],
+    [local.traces.find((r) => r.msg === 'Pong #5')!.t, 'Pong #5'],
+  ]);
+  t.deepEqual(
+    kinds(local.traces, 'fault.partition').filter((r) => r.actor === 'a').map((r) => [r.t, r.msg]),
+    [
+      [3_000, 'dropped Ping to b'],
+      [6_000, 'no connection, failed Ping to b'],
+      [7_000, 'no connection, failed Ping to b'],
+    ],
+  );
+  // Without the restart a was connected when the partition began: its pings 3–7 are lost and time out.
+  const connected = runLocal({ ...cfg, faults: [cfg.faults![0]] }).traces;
+  t.deepEqual(replies(connected).slice(2, 7), ['RequestTimedOut #3', 'RequestTimedOut #4', 'RequestTimedOut #5', 'RequestTimedOut #6', 'RequestTimedOut #7']);
 });

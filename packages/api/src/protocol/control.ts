@@ -53,7 +53,7 @@ export interface WireEnvelope {
   r?: number;
   /** sender incarnation (with r) */
   fi?: number;
-  /** 1: a request sent with `failFastWhenDown` (answered with RequestUnavailable when the destination is down) */
+  /** 1: a request sent with `failFast` (answered with RequestUnavailable when no connection can carry it) */
   u?: number;
   /** replyTo: the requestId this answers */
   p?: number;

@@ -12,7 +12,7 @@ import { EXIT_OK, main } from '../../src/cli.js';
 import { runText, S } from './helpers.js';
 
 const DIR = 'packages/harness/test/found';
-const FILES = ['kubelet-restart-kills-running-pods.yaml', 'nodedown-overlapping-restart-cri-2m-hang.yaml'].map((f) => join(DIR, f));
+const FILES = ['kubelet-restart-kills-running-pods.yaml', 'nodedown-overlapping-restart-cri-2m-hang.yaml', 'disconnect-restarted-kubelet-60s-stall.yaml'].map((f) => join(DIR, f));
 const PLACEMENTS = ['single', 'shards:2', 'nodes:2'];
 
 const runs = new Map<string, Promise<{ code: number; out: string[] }>>();
@@ -59,4 +59,17 @@ test('nodedown-overlapping-restart-cri-2m-hang: the kubelet comes back with its 
   const gone = model.writes.find((w) => w.resource === 'pods' && w.name === 'p' && w.event === 'DELETED');
   t.truthy(gone);
   t.true(gone!.t > 20 * S && gone!.t < 22 * S, `p DELETED at ${gone!.t / S}s`);
+});
+
+test('disconnect-restarted-kubelet-60s-stall: a kubelet restarted inside a disconnect connects ~1 s after the heal (29.06 s), not after 60 s request timeouts', async (t) => {
+  const file = join(DIR, 'disconnect-restarted-kubelet-60s-stall.yaml');
+  const { report, model } = await runText('disconnect-restarted-kubelet-60s-stall', readFileSync(file, 'utf8'));
+  t.true(report.ok, report.failures.join('\n'));
+  const p = model.processes.find((x) => x.pod === 'p')!;
+  const term = p.signals.find((s) => s.signal === 'SIGTERM')?.t;
+  t.truthy(term);
+  t.true(term! > 29 * S && term! < 31 * S, `SIGTERM at ${term! / S}s`);
+  // Its registration attempts inside the partition failed at once, once a second.
+  const failed = model.records.filter((r) => r.actor === 'kubelet/n1' && r.kind === 'fault.partition' && r.msg === 'no connection, failed ApiCreate to apiserver');
+  t.true(failed.length >= 5 && failed.length <= 7, `${failed.length} failed registrations`);
 });

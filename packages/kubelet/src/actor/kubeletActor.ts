@@ -17,6 +17,7 @@ import {
   type ApiResult,
   type ApiWatchEvent,
   type Message,
+  type RequestUnavailable,
 } from '@podsim/api';
 import type { KubeletEnv } from '../env.js';
 import { Kubelet } from '../kubelet.js';
@@ -58,15 +59,17 @@ export function actorEnv(
         req,
         (reply) =>
           cb((reply.type === 'RequestTimedOut' ? criDeadlineExceeded(req.type) : reply.type === 'RequestUnavailable' ? criUnavailable(req.type) : reply) as never),
-        { ...(timeoutUs === undefined ? {} : { timeoutUs }), failFastWhenDown: true },
+        { ...(timeoutUs === undefined ? {} : { timeoutUs }), failFast: true },
       );
     },
     api(req, cb) {
+      // A kubelet (re)started while its connection to the apiserver is broken has none to lose
+      // requests on: its dials fail at once (failFast) and the callers retry on their schedules.
       getCtx().request(
         APISERVER_ACTOR,
         req,
-        (reply) => cb(reply.type === 'RequestTimedOut' ? apiTimeout() : (reply as ApiResult)),
-        { timeoutUs: timeouts.apiRequestTimeoutUs },
+        (reply) => cb(reply.type === 'RequestTimedOut' ? apiTimeout() : reply.type === 'RequestUnavailable' ? apiUnavailable(reply as RequestUnavailable) : (reply as ApiResult)),
+        { timeoutUs: timeouts.apiRequestTimeoutUs, failFast: true },
       );
     },
     jitter: (d, f) => getCtx().stream('jitter').jitter(d, f),
@@ -125,6 +128,15 @@ function criUnavailable(type: string): Message {
     exitCode: -1,
     success: false,
   } as Message;
+}
+
+/**
+ * The result of an API request no connection could carry (`RequestUnavailable`): client-go
+ * returns a dial error, not a Status; podsim's clients see a 503 whose message says so.
+ */
+function apiUnavailable(r: RequestUnavailable): ApiResult {
+  const message = `dial tcp apiserver:6443: connect: ${r.reason === 'unreachable' ? 'no route to host' : 'connection refused'}`;
+  return { type: 'ApiResult', code: 503, body: { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', reason: 'ServiceUnavailable', message, code: 503 } };
 }
 
 function apiTimeout(): ApiResult {

@@ -98,7 +98,7 @@ export interface PingerConfig {
   readonly to: string;
   readonly everyUs: number;
   readonly untilUs: number;
-  /** Requests with `failFastWhenDown` (a local socket: a down `to` refuses at once). */
+  /** Requests with `failFast` (a local socket: a down `to` refuses at once). */
   readonly failFast?: boolean;
 }
 
@@ -116,7 +116,7 @@ export function createPinger(id: string, config: unknown): Actor {
     onTimer(ctx) {
       const k = ++n;
       const onReply = (r: Message) => ctx.trace('ping.reply', `${r.type} #${k}`);
-      if (c.failFast) ctx.request(c.to, { type: 'Ping', n: k, sentAt: ctx.now } as Message, onReply, { timeoutUs: 2 * c.everyUs, failFastWhenDown: true });
+      if (c.failFast) ctx.request(c.to, { type: 'Ping', n: k, sentAt: ctx.now } as Message, onReply, { timeoutUs: 2 * c.everyUs, failFast: true });
       else ctx.request(c.to, { type: 'Ping', n: k, sentAt: ctx.now } as Message, onReply, { timeoutUs: 2 * c.everyUs });
       if (ctx.now + c.everyUs <= c.untilUs) ctx.setTimer(c.everyUs);
     },
