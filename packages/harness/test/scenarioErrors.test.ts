@@ -307,3 +307,57 @@ items:
     t.regex(e.err, msg);
   }
 });
+
+test('livenessProbe, startupProbe and initContainers, which the kubelet does not run, get one warning each naming the field (issue #25 item 13)', async (t) => {
+  // Were accepted silently: a pod with `unhealthy-after: 10s` and a liveness probe never restarted and the run said PASS.
+  const text = `kind: Scenario
+cluster:
+  nodes: [{ name: node-1 }]
+steps:
+  - apply: all
+  - sleep: 20s
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: web
+  annotations: { podsim.dev/unhealthy-after: 10s }
+spec:
+  initContainers:
+    - { name: init, image: busybox:1.34 }
+  containers:
+    - name: app
+      image: nginx:1.21
+      livenessProbe: { httpGet: { port: 80 }, periodSeconds: 2 }
+      startupProbe: { tcpSocket: { port: 80 } }
+      readinessProbe: { httpGet: { port: 80 } }
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: { name: api }
+spec:
+  replicas: 1
+  selector: { matchLabels: { app: api } }
+  template:
+    metadata: { labels: { app: api } }
+    spec:
+      containers:
+        - name: api
+          image: nginx:1.21
+          livenessProbe: { tcpSocket: { port: 80 } }
+`;
+  const p = file('unsimulated.yaml', text);
+  const v = await cli(['validate', p]);
+  t.is(v.code, EXIT_OK, v.err);
+  t.deepEqual(v.err.split('\n'), [
+    `${p}:15:5: warning: Pod/web spec.initContainers: not simulated: the kubelet starts the pod's containers without running its init containers first; ignored`,
+    `${p}:19:22: warning: Pod/web spec.containers[0].livenessProbe: not simulated: the kubelet runs readiness probes only, so this livenessProbe never fails the container and never restarts it; ignored`,
+    `${p}:20:21: warning: Pod/web spec.containers[0].startupProbe: not simulated: the kubelet runs readiness probes only, so this startupProbe never fails the container and never restarts it; ignored`,
+    `${p}:35:26: warning: Deployment/api spec.template.spec.containers[0].livenessProbe: not simulated: the kubelet runs readiness probes only, so this livenessProbe never fails the container and never restarts it; ignored`,
+  ]);
+  // `podsim run` prints the same warnings before the run, and the readinessProbe alone is no warning.
+  const r = await cli(['run', p, '--quiet', '--engine', 'local']);
+  t.is(r.code, EXIT_OK, r.out);
+  t.is(r.err.split('\n').filter((l) => l.includes('not simulated')).length, 4, r.err);
+  t.false(r.err.includes('readinessProbe'));
+});
