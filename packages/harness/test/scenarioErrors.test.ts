@@ -137,6 +137,13 @@ const cases: Array<{ title: string; text: string; line: number; message: RegExp 
     message: /PodDisruptionBudget\/web spec\.minAvailable: expected a non-negative integer or a percentage such as "50%"/,
   },
   {
+    // Compiled to nothing: the Node was never deleted and the run said PASS (issue #25 item 1's mutation pass).
+    title: 'a scheduled nodeDeleted fault',
+    text: GOOD.replace('steps:\n', 'faults:\n  - { at: 5s, kind: nodeDeleted, node: node-1 }\nsteps:\n'),
+    line: 6,
+    message: /faults\[0\]\.kind: nodeDeleted is a DELETE of the Node that the driver sends at its place in the timeline: write it as a step/,
+  },
+  {
     // Was accepted and silently dropped: the evictions inside failed the run.
     title: 'expectFailure on a repeat',
     text: GOOD.replace('  - sleep: 10s\n', '  - repeat:\n      times: 2\n      steps:\n        - evict: { name: nope }\n    expectFailure: true\n'),
