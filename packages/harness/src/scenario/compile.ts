@@ -70,6 +70,12 @@ export interface PlanOptions {
   readonly placement?: string;
   /** More faults at absolute times (the faults `podsim explore` drew for the seed). */
   readonly scheduledFaults?: readonly ScheduledFault[];
+  /**
+   * Test-only, for the fault mutation pass (harness/test/scenarios/faults.test.ts): fault steps and
+   * scheduled faults of these kinds still appear in the timeline but take no effect (no engine
+   * fault, no actor config, no Node DELETE), so a test can show that it fails without them.
+   */
+  readonly unwiredFaultKinds?: readonly string[];
 }
 
 /** Module specifiers of the actor packages (each exports `createActor`). */
@@ -200,6 +206,7 @@ export function compileScenario(sc: LoadedScenario, opts: PlanOptions = {}): Run
 
   // ---- steps --------------------------------------------------------------------------------------
   const faults: Fault[] = [];
+  const unwired = opts.unwiredFaultKinds ?? [];
   const steps: DriverStep[] = [];
   const stepIds: Record<string, number> = {};
   let cursor = 0;
@@ -400,8 +407,8 @@ export function compileScenario(sc: LoadedScenario, opts: PlanOptions = {}): Run
           );
         }
         const at = cursor;
-        const summary = compileFault(f, at, [...p, 'fault'], { nodes, faults, kubeletCfg, runtimeFaults, clientCfg, checkPattern, issues, ls });
-        steps.push({ ...base, kind: 'fault', fault: f.kind, summary, ...(f.kind === 'nodeDeleted' ? { deleteNode: f.node } : {}) });
+        const summary = compileFault(f, at, [...p, 'fault'], { nodes, faults, kubeletCfg, runtimeFaults, clientCfg, checkPattern, issues, ls, unwired });
+        steps.push({ ...base, kind: 'fault', fault: f.kind, summary, ...(f.kind === 'nodeDeleted' && !unwired.includes(f.kind) ? { deleteNode: f.node } : {}) });
         break;
       }
     }
@@ -413,7 +420,7 @@ export function compileScenario(sc: LoadedScenario, opts: PlanOptions = {}): Run
   const scheduledFaults = [...loadScheduledFaults(doc.faults, src, issues), ...(opts.scheduledFaults ?? [])];
   for (const sf of scheduledFaults) {
     const first = faults.length;
-    compileFault(sf.fault, sf.atUs, sf.path ? [...sf.path] : ['faults'], { nodes, faults, kubeletCfg, runtimeFaults, clientCfg, checkPattern, issues, ls: { src } });
+    compileFault(sf.fault, sf.atUs, sf.path ? [...sf.path] : ['faults'], { nodes, faults, kubeletCfg, runtimeFaults, clientCfg, checkPattern, issues, ls: { src }, unwired });
     for (let i = first; i < faults.length; i++) faults[i] = { ...faults[i], id: faults.length - first > 1 ? `${sf.id}/${i - first}` : sf.id };
     bound = Math.max(bound, sf.atUs);
   }
@@ -512,10 +519,21 @@ interface FaultCtx {
   readonly checkPattern: (p: string, path: (string | number)[]) => void;
   readonly issues: ScenarioIssue[];
   readonly ls: Pick<LoadedStep, 'src'>;
+  /** {@link PlanOptions.unwiredFaultKinds}. */
+  readonly unwired: readonly string[];
 }
 
-/** Adds the engine faults / actor config for one fault step; returns a one-line summary. */
+/**
+ * Adds the engine faults / actor config for one fault step; returns a one-line summary. A kind in
+ * `c.unwired` is checked and summarised as usual but wired into scratch copies nothing reads.
+ */
 function compileFault(f: FaultSpec, at: number, path: (string | number)[], c: FaultCtx): string {
+  if (!c.unwired.includes(f.kind)) return wireFault(f, at, path, c);
+  const copy = (m: Map<string, Record<string, unknown>>) => new Map([...m].map(([k, v]) => [k, structuredClone(v)]));
+  return wireFault(f, at, path, { ...c, faults: [], kubeletCfg: copy(c.kubeletCfg), clientCfg: copy(c.clientCfg), runtimeFaults: new Map(c.nodes.map((n) => [n, []])) });
+}
+
+function wireFault(f: FaultSpec, at: number, path: (string | number)[], c: FaultCtx): string {
   const end = (d: number | undefined) => (d === undefined ? {} : { endUs: at + d });
   if ('node' in f && !c.nodes.includes(f.node)) {
     c.issues.push(c.ls.src.issue([...path, 'node'], `no node ${JSON.stringify(f.node)} in cluster.nodes${didYouMean(f.node, c.nodes)}`));
