@@ -72,6 +72,12 @@ export interface RunReport {
   readonly warnings: readonly string[];
 }
 
+/**
+ * The verdict line of a run that held but whose file declares no expectation (`expect:` absent,
+ * or only `invariants:`): printed instead of `PASS` (the exit code is 0 all the same).
+ */
+export const NO_EXPECTATIONS = 'no expectations: every step and invariant held, nothing else was checked';
+
 /** The command line that reruns a scenario with the same seed and placement. */
 export function replayCommand(file: string, seed: number, placement: string): string {
   return `pnpm podsim run ${file} --seed ${seed} --placement ${placement}`;

@@ -368,3 +368,22 @@ spec:
   t.is(r.err.split('\n').filter((l) => l.includes('not simulated')).length, 4, r.err);
   t.false(r.err.includes('readinessProbe'));
 });
+
+test('podsim run of a file without expectations exits 0 and says "no expectations" instead of PASS', async (t) => {
+  // Was PASS over `expectations: 0/0 passed`: a reader took it for "what the file describes happened".
+  for (const [name, text] of [
+    ['no-expect.yaml', GOOD],
+    ['invariants-only.yaml', GOOD.replace('---\n', 'expect:\n  invariants: clean\n---\n')],
+  ] as const) {
+    const r = await cli(['run', file(name, text), '--quiet', '--engine', 'local']);
+    t.is(r.code, EXIT_OK, r.out);
+    const lines = r.out.split('\n');
+    t.regex(lines.at(-2)!, /^expectations: 0\/0 passed; invariants: \d+ checked, 0 violations$/);
+    t.is(lines.at(-1), 'no expectations: every step and invariant held, nothing else was checked', name);
+    t.false(lines.includes('PASS'));
+  }
+  // One expectation that holds: PASS.
+  const one = await cli(['run', file('one-expect.yaml', GOOD.replace('---\n', 'expect:\n  pods: [w]\n  counts: { maxPods: 1 }\n---\n')), '--quiet', '--engine', 'local']);
+  t.is(one.code, EXIT_OK, one.out);
+  t.is(one.out.split('\n').at(-1), 'PASS', one.out);
+});

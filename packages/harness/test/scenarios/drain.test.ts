@@ -14,7 +14,7 @@ import { loadScenarioText } from '../../src/scenario/load.js';
 import { ScenarioError, formatIssue } from '../../src/scenario/source.js';
 import type { TraceModel } from '../../src/checkers/model.js';
 import type { RunReport } from '../../src/run.js';
-import { S, runText, stepTimes, why } from './helpers.js';
+import { S, declaredExpectations, expectationTally, runText, stepTimes, why } from './helpers.js';
 
 const WEB = `apiVersion: apps/v1
 kind: Deployment
@@ -214,6 +214,9 @@ test('examples/drain-node.yaml passes through the CLI', async (t) => {
   const code = await main(['run', 'examples/drain-node.yaml', '--quiet'], { out: (l) => out.push(l), err: (l) => out.push(l) });
   t.is(code, EXIT_OK, out.join('\n'));
   t.is(out.at(-1), 'PASS');
+  const declared = declaredExpectations(readFileSync('examples/drain-node.yaml', 'utf8'));
+  t.true(declared > 0, 'examples/drain-node.yaml declares no expectation');
+  t.deepEqual(expectationTally(out), { passed: declared, total: declared }, out.join('\n'));
 });
 
 test('an unknown node in cordon / drain is a file:line error', (t) => {
