@@ -62,6 +62,8 @@ export interface RunPlan {
   readonly scheduledFaults: readonly ScheduledFault[];
   /** With an `explore:` section: when healing begins and the liveness budget after it. */
   readonly explore?: { readonly healAfterUs: number; readonly livenessBudgetUs: number };
+  /** {@link PlanOptions.disabledInvariants} (test-only). */
+  readonly disabledInvariants?: readonly string[];
 }
 
 /** Run-time overrides from the command line. */
@@ -76,6 +78,11 @@ export interface PlanOptions {
    * fault, no actor config, no Node DELETE), so a test can show that it fails without them.
    */
   readonly unwiredFaultKinds?: readonly string[];
+  /**
+   * Test-only, for the checker mutation pass (harness/test/checkerMutations.test.ts): these
+   * invariant checkers do not judge the run (and the report does not count them as checked).
+   */
+  readonly disabledInvariants?: readonly string[];
 }
 
 /** Module specifiers of the actor packages (each exports `createActor`). */
@@ -483,7 +490,14 @@ export function compileScenario(sc: LoadedScenario, opts: PlanOptions = {}): Run
     warnings,
     scheduledFaults,
     ...(ex ? { explore: { healAfterUs: ex.healAfter, livenessBudgetUs: ex.livenessBudget } } : {}),
+    ...(opts.disabledInvariants?.length ? { disabledInvariants: checkedInvariantIds(opts.disabledInvariants) } : {}),
   };
+}
+
+/** The ids of a test's `disabledInvariants`, each a known checker (a typo would disable nothing and pass). */
+function checkedInvariantIds(ids: readonly string[]): readonly string[] {
+  for (const id of ids) if (!INVARIANT_IDS.includes(id)) throw new Error(`disabledInvariants: unknown invariant ${JSON.stringify(id)} (known: ${INVARIANT_IDS.join(', ')})`);
+  return ids;
 }
 
 function compileTarget(
