@@ -70,6 +70,17 @@ class Trace {
     if (!hit) throw new Error(`no ${kind} record with ${JSON.stringify(where)}`);
     return hit;
   }
+  /** The pod's status write after its container exited (MODIFIED, still deletionGracePeriodSeconds 30). */
+  statusAfterExit(): Rec {
+    const exit = this.find('cri.exit');
+    const hit = this.r.find((x) => x.kind === 'api.write' && x.t > exit.t && x.data.resource === 'pods' && x.data.event === 'MODIFIED' && x.data.deletionGracePeriodSeconds === 30);
+    if (!hit) throw new Error('no status write after the exit');
+    return hit;
+  }
+  /** The MODIFIED written by the kubelet's final DELETE (deletionGracePeriodSeconds 0). */
+  forceModified(): Rec {
+    return this.find('api.write', { event: 'MODIFIED', resource: 'pods', deletionGracePeriodSeconds: 0 });
+  }
   remove(rec: Rec): void {
     this.r.splice(this.r.indexOf(rec), 1);
   }
@@ -102,14 +113,14 @@ const PLANTED: Array<[string, string, (x: Trace) => void, string[]]> = [
   [
     'grace-only-shrinks-apiserver',
     'the status update after the container exited raises deletionGracePeriodSeconds 30 → 40',
-    (x) => (x.find('api.write', { event: 'MODIFIED', resource: 'pods', rv: '16' }).data.deletionGracePeriodSeconds = 40),
+    (x) => (x.statusAfterExit().data.deletionGracePeriodSeconds = 40),
     ['grace-only-shrinks-apiserver'],
   ],
   [
     'second-delete-idempotent',
     'a second DELETE without grace writes the Terminating object',
     (x) => {
-      const w = x.find('api.write', { event: 'MODIFIED', resource: 'pods', rv: '16' });
+      const w = x.statusAfterExit();
       x.add({ t: w.t, actor: 'apiserver', kind: 'api.request', data: { verb: 'delete', resource: 'pods', namespace: 'default', name: 'app', code: 200, client: 'driver' } });
     },
     ['second-delete-idempotent'],
@@ -161,7 +172,7 @@ const PLANTED: Array<[string, string, (x: Trace) => void, string[]]> = [
   [
     'deletion-via-modified',
     'the kubelet-driven DELETED follows no MODIFIED with deletionGracePeriodSeconds 0',
-    (x) => x.remove(x.find('api.write', { event: 'MODIFIED', resource: 'pods', rv: '17' })),
+    (x) => x.remove(x.forceModified()),
     ['deletion-via-modified'],
   ],
   [
@@ -182,7 +193,7 @@ const PLANTED: Array<[string, string, (x: Trace) => void, string[]]> = [
   [
     'finalizers-block-removal',
     'the DELETE removes a pod that still has a finalizer',
-    (x) => (x.find('api.write', { event: 'MODIFIED', resource: 'pods', rv: '17' }).data.finalizers = ['example.com/keep']),
+    (x) => (x.forceModified().data.finalizers = ['example.com/keep']),
     ['finalizers-block-removal'],
   ],
   [
@@ -238,6 +249,21 @@ for (const [id, bug, mutate, catchers] of PLANTED) {
 test('every checker has a planted bug above, and catches it alone or with the checkers listed', (t) => {
   t.deepEqual([...new Set(PLANTED.map(([id]) => id))].sort(), [...INVARIANT_IDS].sort());
   for (const [id, , , catchers] of PLANTED) t.true(catchers.includes(id), id);
+});
+
+test('prestop-before-sigterm catches the kubelet planted bug skipPreStopWait in a real run; with the checker disabled the run passes', async (t) => {
+  // The bug in the system itself (kubelet killContainer sends StopContainer without waiting for
+  // the hook), not in the trace: SIGTERM ~2 s before the `sleep 2` hook is over.
+  const text = TEXT.replace('  nodes: [{ name: node-1 }]', '  nodes: [{ name: node-1 }]\n  kubelet: { plantedBugs: [skipPreStopWait] }');
+  const sc = () => loadScenarioText('planted-skip-prestop-wait.yaml', text);
+  const res = await runPlan(compileScenario(sc()), { engine: 'local' });
+  const on = judge(compileScenario(sc()), res).report;
+  t.deepEqual([...new Set(on.violations.map((v) => v.invariant))], ['prestop-before-sigterm'], on.failures.join('\n'));
+  t.regex(on.violations[0].message, /^SIGTERM to app\/app at 12\.\d+s while its preStop \(from 12\.\d+s\) was still running$/);
+  const off = judge(compileScenario(sc(), { disabledInvariants: ['prestop-before-sigterm'] }), res).report;
+  t.true(off.ok, off.failures.join('\n'));
+  // Without the planted bug the same file is clean (baseRun), so the bug is what the checker saw.
+  t.deepEqual((await judged(() => {})).caught, []);
 });
 
 test('disabledInvariants names known checkers only (a typo would disable nothing and pass)', (t) => {

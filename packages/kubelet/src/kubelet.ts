@@ -57,7 +57,7 @@ export class Kubelet implements PodSyncer {
   ) {
     this.client = new ApiClient(env, config.kubeAPIQPS, config.kubeAPIBurst);
     this.recorder = new EventRecorder(env, config.nodeName, config.eventsEnabled, config.eventRecordQPS, config.eventBurst);
-    this.killDeps = { env, recorder: this.recorder, traceContainerSpans: config.traceContainerSpans, spans: { next: 0 } };
+    this.killDeps = { env, recorder: this.recorder, traceContainerSpans: config.traceContainerSpans, spans: { next: 0 }, skipPreStopWait: config.plantedBugs.includes('skipPreStopWait') };
     this.backoff = new Backoff(config.crashLoopBackOffInitialUs, config.crashLoopBackOffMaxUs);
     this.source = new ApiserverPodSource(this.client, env, config.nodeName, watchIdPrefix, (u) => this.onConfigUpdates(u), {
       minWatchTimeoutUs: config.minWatchTimeoutUs,
