@@ -381,6 +381,10 @@ test('podsim run of a file without expectations exits 0 and says "no expectation
     t.regex(lines.at(-2)!, /^expectations: 0\/0 passed; invariants: \d+ checked, 0 violations$/);
     t.is(lines.at(-1), 'no expectations: every step and invariant held, nothing else was checked', name);
     t.false(lines.includes('PASS'));
+    // `podsim replay` of a file without explore: judges like run, and says the same.
+    const replay = await cli(['replay', join(dir, name), '--seed', '1']);
+    t.is(replay.code, EXIT_OK, replay.out);
+    t.is(replay.out.split('\n').at(-1), 'no expectations: every step and invariant held, nothing else was checked', `replay ${name}`);
   }
   // One expectation that holds: PASS.
   const one = await cli(['run', file('one-expect.yaml', GOOD.replace('---\n', 'expect:\n  pods: [w]\n  counts: { maxPods: 1 }\n---\n')), '--quiet', '--engine', 'local']);
