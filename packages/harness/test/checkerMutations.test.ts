@@ -8,8 +8,9 @@
  *
  * The planted bugs are small edits of the trace of one real run (the bug as the trace would show
  * it: a DELETED while the container runs, a SIGTERM inside the preStop wait, …), judged by
- * `judge` exactly as `podsim run` judges; `final-delete-own-uid` also has a planted bug in the
- * kubelet itself (`plantedBugs: [skipUidPrecondition]`, found by `podsim explore`, explore.test.ts).
+ * `judge` exactly as `podsim run` judges. Bugs planted in the kubelet itself (`plantedBugs`) run
+ * for real: `skipPreStopWait` (prestop-before-sigterm) and `skipReclaimCheck` (three checkers)
+ * here, `skipUidPrecondition` (final-delete-own-uid, found by `podsim explore`) in explore.test.ts.
  */
 import test from 'ava';
 import type { TraceRecord } from '@podsim/api';
@@ -264,6 +265,18 @@ test('prestop-before-sigterm catches the kubelet planted bug skipPreStopWait in 
   t.true(off.ok, off.failures.join('\n'));
   // Without the planted bug the same file is clean (baseRun), so the bug is what the checker saw.
   t.deepEqual((await judged(() => {})).caught, []);
+});
+
+test('the kubelet planted bug skipReclaimCheck (final DELETE while the container runs) is caught by three checkers; each disabled alone leaves the other two', async (t) => {
+  const text = TEXT.replace('  nodes: [{ name: node-1 }]', '  nodes: [{ name: node-1 }]\n  kubelet: { plantedBugs: [skipReclaimCheck] }');
+  const sc = () => loadScenarioText('planted-skip-reclaim-check.yaml', text);
+  const res = await runPlan(compileScenario(sc()), { engine: 'local' });
+  const caught = (disabled: string[]) => [...new Set(judge(compileScenario(sc(), { disabledInvariants: disabled }), res).report.violations.map((v) => v.invariant))].sort();
+  const all = ['final-delete-after-terminated', 'final-delete-gated', 'no-removal-while-running'];
+  t.deepEqual(caught([]), all);
+  for (const id of all) t.deepEqual(caught([id]), all.filter((x) => x !== id), `${id} disabled`);
+  const none = judge(compileScenario(sc(), { disabledInvariants: all }), res).report;
+  t.true(none.ok, 'only these three checkers guard it');
 });
 
 test('disabledInvariants names known checkers only (a typo would disable nothing and pass)', (t) => {

@@ -31,7 +31,7 @@ export const zKubeletSettings = z.strictObject({
   statusSyncPeriod: zDuration.optional(),
   nodeStatusUpdateFrequency: zDuration.optional(),
   /** Test-only: bugs planted in the kubelet to check that `podsim explore` finds them (`skipUidPrecondition`). */
-  plantedBugs: z.array(z.enum(['skipUidPrecondition', 'skipPreStopWait'])).optional(),
+  plantedBugs: z.array(z.enum(['skipUidPrecondition', 'skipPreStopWait', 'skipReclaimCheck'])).optional(),
 });
 
 export const zNode = z.strictObject({
