@@ -233,8 +233,11 @@ test('an unknown node in cordon / drain is a file:line error', (t) => {
 
 test('examples/drain-node-pdb.yaml: with a PodDisruptionBudget (minAvailable 3) the second eviction gets 429 and succeeds on kubectl\'s 5 s retry, only after the first replacement is Running', async (t) => {
   t.timeout(120_000);
-  const { report, model } = await runText('drain-node-pdb', readFileSync('examples/drain-node-pdb.yaml', 'utf8'));
+  const text = readFileSync('examples/drain-node-pdb.yaml', 'utf8');
+  const { report, model } = await runText('drain-node-pdb', text);
   t.true(report.ok, why(report));
+  t.is(report.expectations.length, declaredExpectations(text), 'every expectation the file declares was judged');
+  t.true(report.expectations.length > 0);
   const evictions = model.requests.filter((r) => r.subresource === 'eviction' && r.client === 'driver');
   t.deepEqual(
     evictions.map((e) => e.code),
