@@ -64,7 +64,7 @@ test('C12 + C08: pods of a deleted or missing Node are force-deleted after the q
     ['q', 'orphaned', 200],
   ]);
   const forced = run.all('api.request', (r) => r.data!.client === 'kube-controller-manager' && r.data!.verb === 'delete');
-  t.true(forced.every((r) => r.data!.gracePeriodSeconds === 0));
+  t.deepEqual(forced.map((r) => [r.data!.name, r.data!.gracePeriodSeconds]).sort(), [['p1', 0], ['q', 0]], 'one grace-0 DELETE per orphaned pod (every() alone held for none)');
   const last = pods.filter((e) => e.object.metadata.name === 'p1').at(-2)!;
   t.is(last.object.metadata.deletionGracePeriodSeconds, 0);
   // The kubelet's own final delete, later, finds nothing.

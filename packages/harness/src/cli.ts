@@ -27,7 +27,7 @@ import { registerBenchCommands } from './bench/benchCli.js';
 import { registerExploreCommands } from './explore/cli.js';
 import { toChromeTrace } from './report/chromeTrace.js';
 import { runPlan } from './engine.js';
-import { judge } from './run.js';
+import { NO_EXPECTATIONS, judge } from './run.js';
 
 /** Exit codes of the CLI. */
 export const EXIT_OK = 0;
@@ -77,7 +77,7 @@ function parsePlacement(v: string): string {
   return v;
 }
 
-/** Prints a finished run the way a user reads it. */
+/** Prints a finished run the way a user reads it: the watch rows, the pod table, the tally and the verdict (PASS, FAIL or no expectations). */
 export function printReport(r: RunReport, io: CliIo, quiet: boolean): void {
   if (!quiet) {
     for (const l of r.watch) io.out(l);
@@ -96,7 +96,9 @@ export function printReport(r: RunReport, io: CliIo, quiet: boolean): void {
       (r.allowedViolations.length ? ` (+${r.allowedViolations.length} allowed)` : ''),
   );
   if (r.ok) {
-    io.out('PASS');
+    // A file without expectations passes on its steps and invariants alone: say so instead of a
+    // PASS a reader takes for "what the file describes happened" (exit code 0 all the same).
+    io.out(r.expectations.length === 0 ? NO_EXPECTATIONS : 'PASS');
     return;
   }
   io.out('FAIL');

@@ -2,8 +2,11 @@
  * Durations as scenario authors write them and as kubectl prints them.
  * `parseDuration` reads Go `time.ParseDuration`-style text ("42h", "2m46s", "500ms", "1.5s") plus
  * `d` for days, and bare numbers as seconds; `humanDuration` is apimachinery v0.22.8
- * `pkg/util/duration/duration.go` `HumanDuration` (spec §3), re-implemented here so the harness
- * can cross-check the apiserver's AGE / RESTARTS columns with an independent copy.
+ * `pkg/util/duration/duration.go` `HumanDuration` (spec §3), a second copy so the harness's
+ * `printing-terminating` checker can recompute the apiserver's AGE column without importing the
+ * code under test. It is written from the same function as the apiserver's, so it is not
+ * independent of it: both are checked against upstream's own test vectors
+ * (test/humanDuration.test.ts, from duration_test.go).
  */
 import { US_PER_SECOND, parseDurationUs, type DurationUs } from '@podsim/api';
 

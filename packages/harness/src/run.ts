@@ -72,6 +72,12 @@ export interface RunReport {
   readonly warnings: readonly string[];
 }
 
+/**
+ * The verdict line of a run that held but whose file declares no expectation (`expect:` absent,
+ * or only `invariants:`): printed instead of `PASS` (the exit code is 0 all the same).
+ */
+export const NO_EXPECTATIONS = 'no expectations: every step and invariant held, nothing else was checked';
+
 /** The command line that reruns a scenario with the same seed and placement. */
 export function replayCommand(file: string, seed: number, placement: string): string {
   return `pnpm podsim run ${file} --seed ${seed} --placement ${placement}`;
@@ -109,7 +115,9 @@ export function judge(plan: RunPlan, res: EngineResult): { report: RunReport; mo
   const steps = stepResults(model, plan.driver.steps);
   const expectations = evaluateExpectations(model, plan.expect, plan.stepIds);
   const allow = new Set(plan.expect?.invariants && plan.expect.invariants !== 'clean' ? plan.expect.invariants.allow : []);
-  const all = checkInvariants(model, { epochUnixSeconds: plan.epochUnixSeconds });
+  // A test's disabled checkers (the checker mutation pass) neither judge nor count as checked.
+  const disabled = new Set(plan.disabledInvariants ?? []);
+  const all = checkInvariants(model, { epochUnixSeconds: plan.epochUnixSeconds }).filter((v) => !disabled.has(v.invariant));
   // An explored scenario must also heal: deleted pods gone, their containers stopped, in budget.
   if (plan.explore) all.push(...checkLiveness(model, plan.explore.healAfterUs, plan.explore.livenessBudgetUs));
   all.sort((a, b) => a.t - b.t);
@@ -152,7 +160,7 @@ export function judge(plan: RunPlan, res: EngineResult): { report: RunReport; mo
     watch: watchLines(model),
     steps,
     expectations,
-    invariantsChecked: [...INVARIANTS.map((i) => i.id), ...(plan.explore ? [LIVENESS] : [])],
+    invariantsChecked: [...INVARIANTS.map((i) => i.id).filter((id) => !disabled.has(id)), ...(plan.explore ? [LIVENESS] : [])],
     violations,
     allowedViolations: all.filter((v) => allow.has(v.invariant)),
     pods: podSummaries(model),

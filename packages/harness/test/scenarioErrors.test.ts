@@ -137,6 +137,13 @@ const cases: Array<{ title: string; text: string; line: number; message: RegExp 
     message: /PodDisruptionBudget\/web spec\.minAvailable: expected a non-negative integer or a percentage such as "50%"/,
   },
   {
+    // Compiled to nothing: the Node was never deleted and the run said PASS (issue #25 item 1's mutation pass).
+    title: 'a scheduled nodeDeleted fault',
+    text: GOOD.replace('steps:\n', 'faults:\n  - { at: 5s, kind: nodeDeleted, node: node-1 }\nsteps:\n'),
+    line: 6,
+    message: /faults\[0\]\.kind: nodeDeleted is a DELETE of the Node that the driver sends at its place in the timeline: write it as a step/,
+  },
+  {
     // Was accepted and silently dropped: the evictions inside failed the run.
     title: 'expectFailure on a repeat',
     text: GOOD.replace('  - sleep: 10s\n', '  - repeat:\n      times: 2\n      steps:\n        - evict: { name: nope }\n    expectFailure: true\n'),
@@ -306,4 +313,81 @@ items:
     t.is(e.code, EXIT_BAD_INPUT, bad);
     t.regex(e.err, msg);
   }
+});
+
+test('livenessProbe, startupProbe and initContainers, which the kubelet does not run, get one warning each naming the field (issue #25 item 13)', async (t) => {
+  // Were accepted silently: a pod with `unhealthy-after: 10s` and a liveness probe never restarted and the run said PASS.
+  const text = `kind: Scenario
+cluster:
+  nodes: [{ name: node-1 }]
+steps:
+  - apply: all
+  - sleep: 20s
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: web
+  annotations: { podsim.dev/unhealthy-after: 10s }
+spec:
+  initContainers:
+    - { name: init, image: busybox:1.34 }
+  containers:
+    - name: app
+      image: nginx:1.21
+      livenessProbe: { httpGet: { port: 80 }, periodSeconds: 2 }
+      startupProbe: { tcpSocket: { port: 80 } }
+      readinessProbe: { httpGet: { port: 80 } }
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: { name: api }
+spec:
+  replicas: 1
+  selector: { matchLabels: { app: api } }
+  template:
+    metadata: { labels: { app: api } }
+    spec:
+      containers:
+        - name: api
+          image: nginx:1.21
+          livenessProbe: { tcpSocket: { port: 80 } }
+`;
+  const p = file('unsimulated.yaml', text);
+  const v = await cli(['validate', p]);
+  t.is(v.code, EXIT_OK, v.err);
+  t.deepEqual(v.err.split('\n'), [
+    `${p}:15:5: warning: Pod/web spec.initContainers: not simulated: the kubelet starts the pod's containers without running its init containers first; ignored`,
+    `${p}:19:22: warning: Pod/web spec.containers[0].livenessProbe: not simulated: the kubelet runs readiness probes only, so this livenessProbe never fails the container and never restarts it; ignored`,
+    `${p}:20:21: warning: Pod/web spec.containers[0].startupProbe: not simulated: the kubelet runs readiness probes only, so this startupProbe never fails the container and never restarts it; ignored`,
+    `${p}:35:26: warning: Deployment/api spec.template.spec.containers[0].livenessProbe: not simulated: the kubelet runs readiness probes only, so this livenessProbe never fails the container and never restarts it; ignored`,
+  ]);
+  // `podsim run` prints the same warnings before the run, and the readinessProbe alone is no warning.
+  const r = await cli(['run', p, '--quiet', '--engine', 'local']);
+  t.is(r.code, EXIT_OK, r.out);
+  t.is(r.err.split('\n').filter((l) => l.includes('not simulated')).length, 4, r.err);
+  t.false(r.err.includes('readinessProbe'));
+});
+
+test('podsim run of a file without expectations exits 0 and says "no expectations" instead of PASS', async (t) => {
+  // Was PASS over `expectations: 0/0 passed`: a reader took it for "what the file describes happened".
+  for (const [name, text] of [
+    ['no-expect.yaml', GOOD],
+    ['invariants-only.yaml', GOOD.replace('---\n', 'expect:\n  invariants: clean\n---\n')],
+  ] as const) {
+    const r = await cli(['run', file(name, text), '--quiet', '--engine', 'local']);
+    t.is(r.code, EXIT_OK, r.out);
+    const lines = r.out.split('\n');
+    t.regex(lines.at(-2)!, /^expectations: 0\/0 passed; invariants: \d+ checked, 0 violations$/);
+    t.is(lines.at(-1), 'no expectations: every step and invariant held, nothing else was checked', name);
+    t.false(lines.includes('PASS'));
+    // `podsim replay` of a file without explore: judges like run, and says the same.
+    const replay = await cli(['replay', join(dir, name), '--seed', '1']);
+    t.is(replay.code, EXIT_OK, replay.out);
+    t.is(replay.out.split('\n').at(-1), 'no expectations: every step and invariant held, nothing else was checked', `replay ${name}`);
+  }
+  // One expectation that holds: PASS.
+  const one = await cli(['run', file('one-expect.yaml', GOOD.replace('---\n', 'expect:\n  pods: [w]\n  counts: { maxPods: 1 }\n---\n')), '--quiet', '--engine', 'local']);
+  t.is(one.code, EXIT_OK, one.out);
+  t.is(one.out.split('\n').at(-1), 'PASS', one.out);
 });

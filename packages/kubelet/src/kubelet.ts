@@ -57,7 +57,7 @@ export class Kubelet implements PodSyncer {
   ) {
     this.client = new ApiClient(env, config.kubeAPIQPS, config.kubeAPIBurst);
     this.recorder = new EventRecorder(env, config.nodeName, config.eventsEnabled, config.eventRecordQPS, config.eventBurst);
-    this.killDeps = { env, recorder: this.recorder, traceContainerSpans: config.traceContainerSpans, spans: { next: 0 } };
+    this.killDeps = { env, recorder: this.recorder, traceContainerSpans: config.traceContainerSpans, spans: { next: 0 }, skipPreStopWait: config.plantedBugs.includes('skipPreStopWait') };
     this.backoff = new Backoff(config.crashLoopBackOffInitialUs, config.crashLoopBackOffMaxUs);
     this.source = new ApiserverPodSource(this.client, env, config.nodeName, watchIdPrefix, (u) => this.onConfigUpdates(u), {
       minWatchTimeoutUs: config.minWatchTimeoutUs,
@@ -457,6 +457,8 @@ export class Kubelet implements PodSyncer {
 
   /** `PodResourcesAreReclaimed` (spec §10.6). */
   podResourcesAreReclaimed(pod: Pod, status: PodStatus): boolean {
+    // The planted bug `skipReclaimCheck` (test-only): the final DELETE goes out while containers run.
+    if (this.config.plantedBugs.includes('skipReclaimCheck')) return true;
     const uid = pod.metadata.uid!;
     if (this.podWorkers.couldHaveRunningContainers(uid)) return false;
     if ((status.containerStatuses ?? []).some((c) => c.state.running !== undefined)) return false;

@@ -71,6 +71,10 @@ export interface KubeletConfig {
   /**
    * Test-only: deliberately broken behaviour, for checking that seed exploration finds it.
    * `skipUidPrecondition`: the status manager's final DELETE omits `preconditions.uid` (§14.15).
+   * `skipPreStopWait`: killContainer sends StopContainer (SIGTERM) without waiting for the preStop
+   * hook (§14.5; checker prestop-before-sigterm).
+   * `skipReclaimCheck`: `podResourcesAreReclaimed` answers true at once, so the status manager's
+   * final DELETE goes out while the containers still run (§14.1, §14.2, §14.18).
    */
   readonly plantedBugs: readonly PlantedBug[];
   /**
@@ -83,8 +87,8 @@ export interface KubeletConfig {
 }
 
 /** Bugs a test may plant in the kubelet ({@link KubeletConfig.plantedBugs}). */
-export type PlantedBug = 'skipUidPrecondition';
-export const PLANTED_BUGS: readonly PlantedBug[] = ['skipUidPrecondition'];
+export type PlantedBug = 'skipUidPrecondition' | 'skipPreStopWait' | 'skipReclaimCheck';
+export const PLANTED_BUGS: readonly PlantedBug[] = ['skipUidPrecondition', 'skipPreStopWait', 'skipReclaimCheck'];
 
 export const DEFAULT_KUBELET_CONFIG: Omit<KubeletConfig, 'nodeName'> = {
   kubeAPIQPS: 5,

@@ -18,6 +18,7 @@ import { compileScenario } from '../scenario/compile.js';
 import { formatIssue } from '../scenario/source.js';
 import { describeFault, durationText } from '../scenario/scheduled.js';
 import { toChromeTrace } from '../report/chromeTrace.js';
+import { NO_EXPECTATIONS } from '../run.js';
 import { FAULT_LEVELS } from './draw.js';
 import { SeedPool } from './pool.js';
 import { drawnFaults, runSeed, type SeedResult } from './runSeed.js';
@@ -130,7 +131,8 @@ function printSeed(r: SeedResult, io: ExploreIo, sc: { explores: boolean; expect
   }
   const ok = r.ok && (x === undefined || x.failures.length === 0);
   if (ok) {
-    io.out(sc.explores ? 'PASS: every invariant held and the cluster healed' : 'PASS: every step, expectation and invariant held');
+    // As `podsim run`: a fault-free replay of a file that declares no expectation is no PASS of them.
+    io.out(sc.explores ? 'PASS: every invariant held and the cluster healed' : x !== undefined && x.total === 0 ? NO_EXPECTATIONS : 'PASS: every step, expectation and invariant held');
   } else if (!r.ok) {
     io.out(`FAIL: ${r.first!.invariant} at ${sec(r.first!.t)}: ${r.first!.message}`);
     const more = r.violations.length - (r.first!.invariant === 'engine' || r.first!.invariant === 'timeline' ? 0 : 1);

@@ -62,6 +62,8 @@ export interface RunPlan {
   readonly scheduledFaults: readonly ScheduledFault[];
   /** With an `explore:` section: when healing begins and the liveness budget after it. */
   readonly explore?: { readonly healAfterUs: number; readonly livenessBudgetUs: number };
+  /** {@link PlanOptions.disabledInvariants} (test-only). */
+  readonly disabledInvariants?: readonly string[];
 }
 
 /** Run-time overrides from the command line. */
@@ -70,6 +72,17 @@ export interface PlanOptions {
   readonly placement?: string;
   /** More faults at absolute times (the faults `podsim explore` drew for the seed). */
   readonly scheduledFaults?: readonly ScheduledFault[];
+  /**
+   * Test-only, for the fault mutation pass (harness/test/scenarios/faults.test.ts): fault steps and
+   * scheduled faults of these kinds still appear in the timeline but take no effect (no engine
+   * fault, no actor config, no Node DELETE), so a test can show that it fails without them.
+   */
+  readonly unwiredFaultKinds?: readonly string[];
+  /**
+   * Test-only, for the checker mutation pass (harness/test/checkerMutations.test.ts): these
+   * invariant checkers do not judge the run (and the report does not count them as checked).
+   */
+  readonly disabledInvariants?: readonly string[];
 }
 
 /** Module specifiers of the actor packages (each exports `createActor`). */
@@ -200,6 +213,7 @@ export function compileScenario(sc: LoadedScenario, opts: PlanOptions = {}): Run
 
   // ---- steps --------------------------------------------------------------------------------------
   const faults: Fault[] = [];
+  const unwired = opts.unwiredFaultKinds ?? [];
   const steps: DriverStep[] = [];
   const stepIds: Record<string, number> = {};
   let cursor = 0;
@@ -400,8 +414,8 @@ export function compileScenario(sc: LoadedScenario, opts: PlanOptions = {}): Run
           );
         }
         const at = cursor;
-        const summary = compileFault(f, at, [...p, 'fault'], { nodes, faults, kubeletCfg, runtimeFaults, clientCfg, checkPattern, issues, ls });
-        steps.push({ ...base, kind: 'fault', fault: f.kind, summary, ...(f.kind === 'nodeDeleted' ? { deleteNode: f.node } : {}) });
+        const summary = compileFault(f, at, [...p, 'fault'], { nodes, faults, kubeletCfg, runtimeFaults, clientCfg, checkPattern, issues, ls, unwired });
+        steps.push({ ...base, kind: 'fault', fault: f.kind, summary, ...(f.kind === 'nodeDeleted' && !unwired.includes(f.kind) ? { deleteNode: f.node } : {}) });
         break;
       }
     }
@@ -413,7 +427,7 @@ export function compileScenario(sc: LoadedScenario, opts: PlanOptions = {}): Run
   const scheduledFaults = [...loadScheduledFaults(doc.faults, src, issues), ...(opts.scheduledFaults ?? [])];
   for (const sf of scheduledFaults) {
     const first = faults.length;
-    compileFault(sf.fault, sf.atUs, sf.path ? [...sf.path] : ['faults'], { nodes, faults, kubeletCfg, runtimeFaults, clientCfg, checkPattern, issues, ls: { src } });
+    compileFault(sf.fault, sf.atUs, sf.path ? [...sf.path] : ['faults'], { nodes, faults, kubeletCfg, runtimeFaults, clientCfg, checkPattern, issues, ls: { src }, unwired });
     for (let i = first; i < faults.length; i++) faults[i] = { ...faults[i], id: faults.length - first > 1 ? `${sf.id}/${i - first}` : sf.id };
     bound = Math.max(bound, sf.atUs);
   }
@@ -476,7 +490,14 @@ export function compileScenario(sc: LoadedScenario, opts: PlanOptions = {}): Run
     warnings,
     scheduledFaults,
     ...(ex ? { explore: { healAfterUs: ex.healAfter, livenessBudgetUs: ex.livenessBudget } } : {}),
+    ...(opts.disabledInvariants?.length ? { disabledInvariants: checkedInvariantIds(opts.disabledInvariants) } : {}),
   };
+}
+
+/** The ids of a test's `disabledInvariants`, each a known checker (a typo would disable nothing and pass). */
+function checkedInvariantIds(ids: readonly string[]): readonly string[] {
+  for (const id of ids) if (!INVARIANT_IDS.includes(id)) throw new Error(`disabledInvariants: unknown invariant ${JSON.stringify(id)} (known: ${INVARIANT_IDS.join(', ')})`);
+  return ids;
 }
 
 function compileTarget(
@@ -512,10 +533,21 @@ interface FaultCtx {
   readonly checkPattern: (p: string, path: (string | number)[]) => void;
   readonly issues: ScenarioIssue[];
   readonly ls: Pick<LoadedStep, 'src'>;
+  /** {@link PlanOptions.unwiredFaultKinds}. */
+  readonly unwired: readonly string[];
 }
 
-/** Adds the engine faults / actor config for one fault step; returns a one-line summary. */
+/**
+ * Adds the engine faults / actor config for one fault step; returns a one-line summary. A kind in
+ * `c.unwired` is checked and summarised as usual but wired into scratch copies nothing reads.
+ */
 function compileFault(f: FaultSpec, at: number, path: (string | number)[], c: FaultCtx): string {
+  if (!c.unwired.includes(f.kind)) return wireFault(f, at, path, c);
+  const copy = (m: Map<string, Record<string, unknown>>) => new Map([...m].map(([k, v]) => [k, structuredClone(v)]));
+  return wireFault(f, at, path, { ...c, faults: [], kubeletCfg: copy(c.kubeletCfg), clientCfg: copy(c.clientCfg), runtimeFaults: new Map(c.nodes.map((n) => [n, []])) });
+}
+
+function wireFault(f: FaultSpec, at: number, path: (string | number)[], c: FaultCtx): string {
   const end = (d: number | undefined) => (d === undefined ? {} : { endUs: at + d });
   if ('node' in f && !c.nodes.includes(f.node)) {
     c.issues.push(c.ls.src.issue([...path, 'node'], `no node ${JSON.stringify(f.node)} in cluster.nodes${didYouMean(f.node, c.nodes)}`));

@@ -39,6 +39,12 @@ export function loadScheduledFaults(list: readonly unknown[] | undefined, src: S
       issues.push(src.issue([...path, 'kind'], `unknown fault kind ${JSON.stringify(kind)}: expected one of ${FAULT_KINDS.join(', ')}${didYouMean(String(kind), FAULT_KINDS)}`));
       return;
     }
+    if (kind === 'nodeDeleted') {
+      // The driver performs it (a DELETE of the Node through the API, at its place in the
+      // timeline); as a scheduled fault it compiled to nothing and the run passed without it.
+      issues.push(src.issue([...path, 'kind'], 'nodeDeleted is a DELETE of the Node that the driver sends at its place in the timeline: write it as a step (- fault: { kind: nodeDeleted, node: … }) under steps:'));
+      return;
+    }
     const r = zFaultSchemas[kind as keyof typeof zFaultSchemas].safeParse(rest);
     if (!r.success) {
       issues.push(...zodIssues(src, path, r.error));

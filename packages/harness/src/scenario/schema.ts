@@ -30,8 +30,11 @@ export const zKubeletSettings = z.strictObject({
   plegRelistPeriod: zDuration.optional(),
   statusSyncPeriod: zDuration.optional(),
   nodeStatusUpdateFrequency: zDuration.optional(),
-  /** Test-only: bugs planted in the kubelet to check that `podsim explore` finds them (`skipUidPrecondition`). */
-  plantedBugs: z.array(z.enum(['skipUidPrecondition'])).optional(),
+  /**
+   * Test-only: bugs planted in the kubelet to check that `podsim explore` and the checkers find
+   * them (`skipUidPrecondition`, `skipPreStopWait`, `skipReclaimCheck`: packages/kubelet/src/kubeletConfig.ts).
+   */
+  plantedBugs: z.array(z.enum(['skipUidPrecondition', 'skipPreStopWait', 'skipReclaimCheck'])).optional(),
 });
 
 export const zNode = z.strictObject({

@@ -42,6 +42,8 @@ export async function runServe(o: ServeCommandOptions, io: ServeIo, until?: Prom
   // (and the ages kubectl computes from them, e.g. in describe) look current.
   const epochUnixSeconds = Math.floor(Date.now() / 1000 - warpUs / US_PER_SECOND);
   const plan = servePlan({ scenario: o.scenario, nodes: o.nodes, seed: o.seed, timeline: o.timeline, epochUnixSeconds });
+  // As `podsim run`: what the scenario holds that podsim skips or does not simulate (was silent here).
+  for (const w of plan.warnings) io.err(w);
   let failure: string | undefined;
   let onFail: () => void = () => undefined;
   const failed = new Promise<void>((resolve) => (onFail = resolve));

@@ -12,7 +12,7 @@ import { isClusterScoped, resourceOfKind } from '../driver/driver.js';
 import { DRIVER_ACTOR, type DriverConfig, type DriverStep } from '../driver/steps.js';
 import { compileScenario, type ActorPlan } from '../scenario/compile.js';
 import { loadScenario, loadScenarioText, type LoadedScenario } from '../scenario/load.js';
-import { ScenarioError } from '../scenario/source.js';
+import { ScenarioError, formatIssue } from '../scenario/source.js';
 
 const CENTURY_US = 100 * 365 * 86_400 * 1_000_000;
 
@@ -35,6 +35,8 @@ export interface ServePlan {
   readonly faults: readonly Fault[];
   /** Created by the gateway at virtual time 0, in this order (namespaces first). */
   readonly manifests: readonly ServeManifest[];
+  /** The scenario's load warnings (`file:line:col: warning: …`: skipped kinds, fields not simulated), as `podsim run` prints them. */
+  readonly warnings: readonly string[];
 }
 
 export interface ServePlanOptions {
@@ -106,5 +108,6 @@ export function servePlan(o: ServePlanOptions): ServePlan {
     latency: plan.latency,
     faults: plan.faults,
     manifests,
+    warnings: plan.warnings.map((w) => formatIssue(w)),
   };
 }

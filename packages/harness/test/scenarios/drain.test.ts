@@ -14,7 +14,7 @@ import { loadScenarioText } from '../../src/scenario/load.js';
 import { ScenarioError, formatIssue } from '../../src/scenario/source.js';
 import type { TraceModel } from '../../src/checkers/model.js';
 import type { RunReport } from '../../src/run.js';
-import { S, runText, stepTimes, why } from './helpers.js';
+import { S, declaredExpectations, expectationTally, runText, stepTimes, why } from './helpers.js';
 
 const WEB = `apiVersion: apps/v1
 kind: Deployment
@@ -214,6 +214,9 @@ test('examples/drain-node.yaml passes through the CLI', async (t) => {
   const code = await main(['run', 'examples/drain-node.yaml', '--quiet'], { out: (l) => out.push(l), err: (l) => out.push(l) });
   t.is(code, EXIT_OK, out.join('\n'));
   t.is(out.at(-1), 'PASS');
+  const declared = declaredExpectations(readFileSync('examples/drain-node.yaml', 'utf8'));
+  t.true(declared > 0, 'examples/drain-node.yaml declares no expectation');
+  t.deepEqual(expectationTally(out), { passed: declared, total: declared }, out.join('\n'));
 });
 
 test('an unknown node in cordon / drain is a file:line error', (t) => {
@@ -230,8 +233,11 @@ test('an unknown node in cordon / drain is a file:line error', (t) => {
 
 test('examples/drain-node-pdb.yaml: with a PodDisruptionBudget (minAvailable 3) the second eviction gets 429 and succeeds on kubectl\'s 5 s retry, only after the first replacement is Running', async (t) => {
   t.timeout(120_000);
-  const { report, model } = await runText('drain-node-pdb', readFileSync('examples/drain-node-pdb.yaml', 'utf8'));
+  const text = readFileSync('examples/drain-node-pdb.yaml', 'utf8');
+  const { report, model } = await runText('drain-node-pdb', text);
   t.true(report.ok, why(report));
+  t.is(report.expectations.length, declaredExpectations(text), 'every expectation the file declares was judged');
+  t.true(report.expectations.length > 0);
   const evictions = model.requests.filter((r) => r.subresource === 'eviction' && r.client === 'driver');
   t.deepEqual(
     evictions.map((e) => e.code),
@@ -288,4 +294,31 @@ spec:
   t.true(step('blocked').output!.some((l) => l.endsWith("Cannot evict pod as it would violate the pod's disruption budget.")));
   t.deepEqual(step('del-pdb').output, ['poddisruptionbudget.policy "web" deleted']);
   t.is(step('drain').output!.at(-1), 'node/node-1 drained');
+});
+
+test('a PodDisruptionBudget without a spec (valid in policy/v1) selects no pod: a drain under it evicts at once (201, no 429) and completes', async (t) => {
+  // Issue #25 item 4: the spec-less budget was only validated (scenarioErrors), never run.
+  t.timeout(120_000);
+  const { report, model } = await runText(
+    'drain-pdb-no-spec',
+    `${CLUSTER}steps:
+  - apply: all
+  - wait: { for: ready, selector: app=web, count: 4, timeout: 2m }
+  - id: drain
+    drain: { node: node-1, gracePeriod: 5, timeout: 30s }
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: { name: everything }
+---
+${WEB}`,
+  );
+  t.true(report.ok, why(report));
+  // The budget exists in the apiserver while the drain runs.
+  t.true(model.writes.some((w) => w.resource === 'poddisruptionbudgets' && w.name === 'everything' && w.event === 'ADDED'));
+  const onNode1 = podsBoundTo(model, 'node-1');
+  t.is(onNode1.length, 2);
+  const evictions = model.requests.filter((r) => r.subresource === 'eviction' && r.client === 'driver');
+  t.deepEqual(evictions.map((e) => [e.name, e.code]).sort(), onNode1.map((n) => [n, 201]).sort(), 'each pod evicted once, none refused by the budget');
+  t.is(step(report, 'drain').output!.at(-1), 'node/node-1 drained');
 });

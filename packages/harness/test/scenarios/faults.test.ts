@@ -3,8 +3,15 @@
  * fault is active, and the test checks what a user would see — when the pod is gone from the API,
  * which signals the container got, its exit code — plus every invariant. Each fault is placed by
  * the timeline's static clock (the sleeps before it), as compile.ts requires.
+ *
+ * The mutation pass (issue #25 items 1 and 6): every case is run again with its fault kinds
+ * unwired (compile.ts `unwiredFaultKinds`: the step stays, the fault takes no effect) and must
+ * then fail, so no case's expectations equal the no-fault baseline; and every fault kind of the
+ * scenario schema has a case here.
  */
 import test from 'ava';
+import type { TraceModel } from '../../src/checkers/model.js';
+import { FAULT_KINDS } from '../../src/scenario/schema.js';
 import { S, runText, stepTimes, why } from './helpers.js';
 
 /**
@@ -136,13 +143,36 @@ const cases: Array<{ title: string; text: string; check?: (r: Awaited<ReturnType
     }),
   },
   {
-    title: 'duplicate apiserver → kubelet: every watch event twice changes nothing',
+    title: 'duplicate apiserver → kubelet: every watch event arrives twice, and the kubelet acts once',
     text: scenario({
       pre: '  - fault: { kind: duplicate, from: apiserver, to: kubelet/node-1, delay: 1ms, for: 20s }\n',
       expect: `  timings:
     - { pod: p, event: gone, since: del, within: [3s, 5s] }
   signals: [{ pod: p, TERM: 1, KILL: 0 }]`,
     }),
+    check: ({ model }) => {
+      // The engine delivered the watch events twice (the only thing a duplicate fault does)…
+      const dups = duplicated(model, 'apiserver', 'kubelet/node-1');
+      if (!dups.some((d) => d.includes('ApiWatchEvent'))) throw new Error(`no duplicated watch event: ${dups.join('; ')}`);
+      // …and the kubelet still sent one final DELETE, not one per copy of the MODIFIED.
+      const finals = kubeletDeletes(model);
+      if (finals.join() !== '200') throw new Error(`kubelet DELETEs answered ${finals.join(', ')}`);
+    },
+  },
+  {
+    title: 'duplicate kubelet → apiserver: each request is sent twice, so the final DELETE is answered 200 and its copy 404 NotFound',
+    text: scenario({
+      pre: '  - fault: { kind: duplicate, from: kubelet/node-1, to: apiserver, delay: 1ms, for: 20s }\n',
+      expect: `  timings:
+    - { pod: p, event: gone, since: del, within: [3s, 5s] }
+  exitCodes: [{ pod: p, code: 0 }]
+  signals: [{ pod: p, TERM: 1, KILL: 0 }]`,
+    }),
+    check: ({ model }) => {
+      const finals = kubeletDeletes(model);
+      if (finals.join() !== '200,404') throw new Error(`kubelet DELETEs answered ${finals.join(', ') || 'none'}`);
+      if (duplicated(model, 'kubelet/node-1', 'apiserver').length === 0) throw new Error('no duplicated request');
+    },
   },
   {
     title: 'partition kubelet ⇹ apiserver after the delete reached the node: the container stops, the pod object waits for the partition to heal',
@@ -179,13 +209,66 @@ const cases: Array<{ title: string; text: string; check?: (r: Awaited<ReturnType
       if (del.t - nodeGone < 40 * S) throw new Error('deleted before the quarantine');
     },
   },
+  {
+    title: 'disconnect kubelet ⇹ apiserver after SIGTERM: the status update is lost with the connection, times out after 60 s and is retried; the kubelet relists',
+    text: scenario({
+      post: '  - sleep: 1s\n  - fault: { kind: disconnect, client: kubelet/node-1, for: 20s }\n',
+      expect: `  timings:
+    - { pod: p, event: TERM, since: del, within: [0s, 1s] }
+    - { pod: p, event: exit, since: del, within: [3s, 4500ms] }
+    - { pod: p, event: gone, since: del, within: [60s, 70s] }
+  exitCodes: [{ pod: p, code: 0 }]
+  signals: [{ pod: p, TERM: 1, KILL: 0 }]`,
+    }),
+    check: ({ model }) => {
+      // The kubelet's pod watch ended with the connection: it lists again once it is back.
+      const lists = model.requests.filter((r) => r.client === 'kubelet/node-1' && r.verb === 'list' && r.resource === 'pods');
+      if (lists.length < 2) throw new Error(`kubelet pod lists: ${lists.length}`);
+    },
+  },
 ];
+
+/** The engine's `fault.duplicate` records for messages `from → to` (their messages). */
+function duplicated(model: TraceModel, from: string, to: string): string[] {
+  return model.records.filter((r) => r.kind === 'fault.duplicate' && r.actor === from && r.msg.endsWith(` to ${to}`)).map((r) => r.msg);
+}
+
+/** Status codes of the kubelet's DELETEs of pod `app`, in order. */
+function kubeletDeletes(model: TraceModel): number[] {
+  return model.requests.filter((r) => r.client === 'kubelet/node-1' && r.verb === 'delete' && r.resource === 'pods' && r.name === 'app').map((r) => r.code);
+}
+
+/** The fault kinds a case's scenario uses. */
+const kindsOf = (text: string) => [...new Set([...text.matchAll(/fault: \{ kind: (\w+)/g)].map((m) => m[1]))];
+
+/** Runs a case; `unwired` fault kinds take no effect. Passed = every step, expectation, invariant and the check held. */
+async function runCase(c: (typeof cases)[number], unwired: readonly string[] = []) {
+  const r = await runText(c.title.split(':')[0].replace(/\W+/g, '-'), c.text, { unwiredFaultKinds: unwired });
+  let checkError: string | undefined;
+  try {
+    c.check?.(r);
+  } catch (e) {
+    checkError = (e as Error).message;
+  }
+  return { r, checkError, passed: r.report.ok && checkError === undefined };
+}
 
 for (const c of cases) {
   test(c.title, async (t) => {
-    const r = await runText(c.title.split(':')[0].replace(/\W+/g, '-'), c.text);
+    const { r, checkError } = await runCase(c);
     t.true(r.report.ok, why(r.report));
     t.true(r.report.expectations.length > 0);
-    t.notThrows(() => c.check?.(r));
+    t.is(checkError, undefined);
   });
+  for (const kind of kindsOf(c.text)) {
+    test(`mutation: with ${kind} unwired, "${c.title.split(':')[0]}" fails`, async (t) => {
+      const { r, checkError, passed } = await runCase(c, [kind]);
+      t.false(passed, `still passes without its ${kind}: the case cannot tell it from the no-fault baseline (${r.report.expectations.length} expectations${checkError ? `; check: ${checkError}` : ''})`);
+    });
+  }
 }
+
+test('every fault kind of the scenario schema has a case above, so the mutation pass covers it', (t) => {
+  const covered = new Set(cases.flatMap((c) => kindsOf(c.text)));
+  t.deepEqual(FAULT_KINDS.filter((k) => !covered.has(k)), []);
+});

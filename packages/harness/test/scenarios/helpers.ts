@@ -1,4 +1,5 @@
 /** Shared helpers for scenario tests: run scenario text end to end and judge it. */
+import { parseAllDocuments } from 'yaml';
 import { compileScenario, type PlanOptions } from '../../src/scenario/compile.js';
 import { loadScenarioText } from '../../src/scenario/load.js';
 import { judge } from '../../src/run.js';
@@ -50,3 +51,27 @@ export const MINIO_REFERENCE_ROWS = [
   ['new', '0/1', 'Running'],
   ['new', '1/1', 'Running'],
 ];
+
+/**
+ * How many expectations a scenario file declares, counted from its text (not by the evaluator it
+ * checks): one per `watch` block, `timings` / `exitCodes` / `signals` / `replicaSets` / `output`
+ * item, `grace` field (request, deletionGracePeriodSeconds, killPod, stopContainer) and `counts`
+ * field. `invariants:` is not counted: the tally line reports those separately.
+ */
+export function declaredExpectations(text: string): number {
+  const docs = parseAllDocuments(text).map((d) => d.toJS() as Record<string, unknown> | null);
+  const sc = docs.find((d) => d?.kind === 'Scenario') ?? docs.find((d) => d !== null && d.kind === undefined);
+  const e = (sc?.expect ?? {}) as Record<string, unknown>;
+  const items = (v: unknown) => (v === undefined ? 0 : Array.isArray(v) ? v.length : 1);
+  const grace = ((e.grace ?? []) as Array<Record<string, unknown>>).reduce(
+    (n, g) => n + ['request', 'deletionGracePeriodSeconds', 'killPod', 'stopContainer'].filter((k) => g[k] !== undefined).length,
+    0,
+  );
+  return ['watch', 'timings', 'exitCodes', 'signals', 'replicaSets', 'output'].reduce((n, k) => n + items(e[k]), grace + Object.keys((e.counts ?? {}) as object).length);
+}
+
+/** The `expectations: P/T passed` tally of `podsim run` output, or undefined when it is missing. */
+export function expectationTally(out: readonly string[]): { passed: number; total: number } | undefined {
+  const m = /^expectations: (\d+)\/(\d+) passed; invariants: \d+ checked, 0 violations/m.exec(out.join('\n'));
+  return m ? { passed: Number(m[1]), total: Number(m[2]) } : undefined;
+}

@@ -7,7 +7,7 @@
  * `default` is 403 Forbidden as kubectl prints it.
  */
 import test from 'ava';
-import { S, runText, stepTimes, why } from './helpers.js';
+import { S, declaredExpectations, runText, stepTimes, why } from './helpers.js';
 
 const SCENARIO = `kind: Scenario
 cluster:
@@ -86,7 +86,9 @@ test('delete namespace: Terminating, pods Terminating + SIGTERM with their grace
   ]);
   // kubectl's own line for the refused create (steps[].output, what `expect.output` reads).
   t.deepEqual(report.steps.find((s) => s.id === 'late')?.output, ['Error from server (Forbidden): pods "late" is forbidden: unable to create new content in namespace demo because it is being terminated']);
-  t.true(report.expectations.every((e) => e.ok), why(report));
+  // Every expectation the scenario declares was judged and held (`every` alone holds for none).
+  t.is(report.expectations.length, declaredExpectations(SCENARIO));
+  t.true(report.expectations.length > 0 && report.expectations.every((e) => e.ok), why(report));
   t.deepEqual(report.violations, [], why(report));
 
   const del = stepTimes(model, 'del-ns').start;

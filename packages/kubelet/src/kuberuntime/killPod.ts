@@ -48,6 +48,8 @@ export interface KillDeps {
   readonly traceContainerSpans: boolean;
   /** Span ids for the kill traces, unique per kubelet (not per thread: traces must not depend on placement). */
   readonly spans: { next: number };
+  /** Test-only planted bug (KubeletConfig.plantedBugs `skipPreStopWait`): StopContainer at once, without waiting for the preStop hook. */
+  readonly skipPreStopWait?: boolean;
 }
 const podKey = (p: Pod) => `${p.metadata.namespace ?? ''}/${p.metadata.name ?? ''}`;
 
@@ -158,7 +160,11 @@ function killWithSpec(
       done(err);
     });
   };
-  if (k.preStop && gracePeriod > 0) {
+  if (k.preStop && gracePeriod > 0 && deps.skipPreStopWait) {
+    // The planted bug: the hook runs (and its wait span stays open) while SIGTERM goes out.
+    executePreStopHook(deps, pod, containerId, containerName, k.preStop, gracePeriod, () => {});
+    stop();
+  } else if (k.preStop && gracePeriod > 0) {
     executePreStopHook(deps, pod, containerId, containerName, k.preStop, gracePeriod, (elapsed) => {
       gracePeriod -= elapsed;
       stop();

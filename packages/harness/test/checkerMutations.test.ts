@@ -1,0 +1,284 @@
+/**
+ * The checker mutation pass (issue #25 item 6): for every invariant checker, a planted bug that it
+ * must catch in a real run, and the same run judged with that checker switched off (compile.ts
+ * `disabledInvariants`, a generic switch that names the checker, so this file does not depend on
+ * how any checker is written) must no longer report it — when the checker is the only one that
+ * catches the bug, the verdict flips from FAIL to PASS. A checker whose test still passed with the
+ * checker disabled would guard nothing.
+ *
+ * The planted bugs are small edits of the trace of one real run (the bug as the trace would show
+ * it: a DELETED while the container runs, a SIGTERM inside the preStop wait, …), judged by
+ * `judge` exactly as `podsim run` judges. Bugs planted in the kubelet itself (`plantedBugs`) run
+ * for real: `skipPreStopWait` (prestop-before-sigterm) and `skipReclaimCheck` (three checkers)
+ * here, `skipUidPrecondition` (final-delete-own-uid, found by `podsim explore`) in explore.test.ts.
+ */
+import test from 'ava';
+import type { TraceRecord } from '@podsim/api';
+import { INVARIANT_IDS } from '../src/checkers/invariants.js';
+import { compileScenario } from '../src/scenario/compile.js';
+import { loadScenarioText } from '../src/scenario/load.js';
+import { runPlan, type EngineResult } from '../src/engine.js';
+import { judge } from '../src/run.js';
+
+const S = 1_000_000;
+
+/** One pod, preStop `sleep 2`, exits 1 s after SIGTERM; deleted at 12 s and watched with kubectl get -w. */
+const TEXT = `kind: Scenario
+cluster:
+  nodes: [{ name: node-1 }]
+steps:
+  - apply: all
+  - sleep: 10s
+  - watch: start
+  - sleep: 2s
+  - id: del
+    delete: { kind: pod, name: app }
+  - wait: { for: gone, name: app, timeout: 1m }
+  - sleep: 1s
+  - watch: stop
+expect:
+  counts: { podsAtEnd: 0 }
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: app
+  annotations: { podsim.dev/on-sigterm: "exit:1s:0" }
+spec:
+  terminationGracePeriodSeconds: 30
+  containers:
+    - name: app
+      image: nginx:1.21
+      lifecycle: { preStop: { exec: { command: [sleep, "2"] } } }
+`;
+
+const load = () => loadScenarioText('checker-mutations.yaml', TEXT);
+let base: Promise<EngineResult> | undefined;
+/** The real run, once. */
+const baseRun = () => (base ??= runPlan(compileScenario(load()), { engine: 'local' }));
+
+type Rec = { -readonly [K in keyof TraceRecord]: TraceRecord[K] } & { data: Record<string, unknown> };
+
+/** Helpers over a mutable copy of the trace. */
+class Trace {
+  readonly r: Rec[];
+  constructor(records: readonly TraceRecord[]) {
+    this.r = structuredClone(records) as Rec[];
+  }
+  /** The first record of `kind` whose data has every field of `where`. */
+  find(kind: string, where: Record<string, unknown> = {}): Rec {
+    const hit = this.r.find((x) => x.kind === kind && Object.entries(where).every(([k, v]) => x.data?.[k] === v));
+    if (!hit) throw new Error(`no ${kind} record with ${JSON.stringify(where)}`);
+    return hit;
+  }
+  /** The pod's status write after its container exited (MODIFIED, still deletionGracePeriodSeconds 30). */
+  statusAfterExit(): Rec {
+    const exit = this.find('cri.exit');
+    const hit = this.r.find((x) => x.kind === 'api.write' && x.t > exit.t && x.data.resource === 'pods' && x.data.event === 'MODIFIED' && x.data.deletionGracePeriodSeconds === 30);
+    if (!hit) throw new Error('no status write after the exit');
+    return hit;
+  }
+  /** The MODIFIED written by the kubelet's final DELETE (deletionGracePeriodSeconds 0). */
+  forceModified(): Rec {
+    return this.find('api.write', { event: 'MODIFIED', resource: 'pods', deletionGracePeriodSeconds: 0 });
+  }
+  remove(rec: Rec): void {
+    this.r.splice(this.r.indexOf(rec), 1);
+  }
+  add(rec: Omit<Rec, 'seq' | 'msg'> & { msg?: string }): void {
+    this.r.push({ seq: 1e9 + this.r.length, msg: rec.kind, ...rec } as Rec);
+  }
+  /** Records in (t, actor, seq) order, as the engine hands them to the model. */
+  records(): TraceRecord[] {
+    return [...this.r].sort((a, b) => a.t - b.t || (a.actor < b.actor ? -1 : a.actor > b.actor ? 1 : a.seq - b.seq));
+  }
+}
+
+/** [checker, planted bug, mutation of the trace, the checkers that catch it]. */
+const PLANTED: Array<[string, string, (x: Trace) => void, string[]]> = [
+  [
+    'no-removal-while-running',
+    'the pod is removed while its container still runs (the exit comes after DELETED)',
+    (x) => {
+      const deleted = x.find('api.write', { event: 'DELETED', resource: 'pods' });
+      x.find('cri.exit').t = deleted.t + 10;
+    },
+    ['no-removal-while-running'],
+  ],
+  [
+    'final-delete-gated',
+    "the kubelet's final DELETE carries gracePeriodSeconds 5, not 0",
+    (x) => (x.find('api.request', { verb: 'delete', client: 'kubelet/node-1' }).data.gracePeriodSeconds = 5),
+    ['final-delete-gated'],
+  ],
+  [
+    'grace-only-shrinks-apiserver',
+    'the status update after the container exited raises deletionGracePeriodSeconds 30 → 40',
+    (x) => (x.statusAfterExit().data.deletionGracePeriodSeconds = 40),
+    ['grace-only-shrinks-apiserver'],
+  ],
+  [
+    'second-delete-idempotent',
+    'a second DELETE without grace writes the Terminating object',
+    (x) => {
+      const w = x.statusAfterExit();
+      x.add({ t: w.t, actor: 'apiserver', kind: 'api.request', data: { verb: 'delete', resource: 'pods', namespace: 'default', name: 'app', code: 200, client: 'driver' } });
+    },
+    ['second-delete-idempotent'],
+  ],
+  [
+    'grace-only-shrinks-kubelet',
+    'a second killPod of the same kubelet incarnation with grace 45 after 30, without a force delete',
+    (x) => {
+      const kp = x.find('kubelet.killPod', { ph: 'B' });
+      x.add({ t: 14.5 * S, actor: 'kubelet/node-1', kind: 'kubelet.killPod', data: { ...kp.data, gracePeriod: 45, span: 901 } });
+      x.add({ t: 14.6 * S, actor: 'kubelet/node-1', kind: 'kubelet.killPod', data: { ...kp.data, gracePeriod: 45, ph: 'E', span: 901 } });
+    },
+    ['grace-only-shrinks-kubelet'],
+  ],
+  [
+    'prestop-before-sigterm',
+    'SIGTERM is sent while the preStop hook is still being waited for',
+    (x) => (x.find('kubelet.preStop', { ph: 'E' }).t = x.find('cri.signal', { signal: 'SIGTERM' }).t + 10),
+    ['prestop-before-sigterm'],
+  ],
+  [
+    'no-early-sigkill',
+    'SIGKILL 0.5 s after SIGTERM although StopContainer was given 30 s',
+    (x) => {
+      const term = x.find('cri.signal', { signal: 'SIGTERM' });
+      const exit = x.find('cri.exit');
+      x.add({ t: term.t + 0.5 * S, actor: term.actor, kind: 'cri.signal', data: { ...term.data, signal: 'SIGKILL' } });
+      Object.assign(exit, { t: term.t + 0.5 * S + 1, data: { ...exit.data, exitCode: 137, reason: 'Error', cause: 'SIGKILL' } });
+    },
+    ['no-early-sigkill'],
+  ],
+  [
+    'one-sync-at-a-time',
+    'syncTerminatedPod begins before syncTerminatingPod ended',
+    (x) => (x.find('kubelet.sync', { work: 'TerminatedPodWork', ph: 'B' }).t = x.find('kubelet.sync', { work: 'TerminatingPodWork', ph: 'E' }).t - 100),
+    ['one-sync-at-a-time'],
+  ],
+  [
+    'no-starts-once-terminating',
+    'a container starts after the pod worker began terminating the pod',
+    (x) => {
+      const start = x.find('cri.start');
+      const side = { ...start.data, containerId: 'side-1', container: 'side' };
+      x.add({ t: 13 * S, actor: start.actor, kind: 'cri.start', data: side });
+      x.add({ t: 13.5 * S, actor: start.actor, kind: 'cri.exit', data: { ...side, exitCode: 0, reason: 'Completed' } });
+    },
+    ['no-starts-once-terminating'],
+  ],
+  [
+    'deletion-via-modified',
+    'the kubelet-driven DELETED follows no MODIFIED with deletionGracePeriodSeconds 0',
+    (x) => x.remove(x.forceModified()),
+    ['deletion-via-modified'],
+  ],
+  [
+    'monotonic-resource-versions',
+    "the DELETED event's resourceVersion goes back to 9",
+    (x) => (x.find('api.write', { event: 'DELETED', resource: 'pods' }).data.rv = '9'),
+    ['monotonic-resource-versions'],
+  ],
+  [
+    'printing-terminating',
+    'kubectl get -w prints Running for a pod with a deletionTimestamp',
+    (x) => {
+      const row = x.r.find((r) => r.kind === 'driver.watch' && r.data.deletionTimestamp !== undefined)!;
+      row.data.cells = (row.data.cells as string[]).map((c) => (c === 'Terminating' ? 'Running' : c));
+    },
+    ['printing-terminating'],
+  ],
+  [
+    'finalizers-block-removal',
+    'the DELETE removes a pod that still has a finalizer',
+    (x) => (x.forceModified().data.finalizers = ['example.com/keep']),
+    ['finalizers-block-removal'],
+  ],
+  [
+    'exit-codes-follow-signal',
+    'the container exits 137 after SIGTERM only',
+    (x) => (x.find('cri.exit').data.exitCode = 137),
+    ['exit-codes-follow-signal'],
+  ],
+  [
+    'final-delete-after-terminated',
+    'the final DELETE follows a syncTerminatingPod that failed',
+    (x) => (x.find('kubelet.sync', { work: 'TerminatingPodWork', ph: 'E' }).data.error = 'killPod failed'),
+    ['final-delete-after-terminated'],
+  ],
+  [
+    'final-delete-own-uid',
+    "the kubelet's final DELETE was meant for another UID of the same name, and removed this one",
+    (x) => (x.find('kubelet.finalDelete').data.podUid = 'uid-of-the-pod-before'),
+    ['final-delete-after-terminated', 'final-delete-own-uid'],
+  ],
+];
+
+/** The distinct checkers that fail the run, and the verdict, of the mutated trace judged with `disabled` off. */
+async function judged(mutate: (x: Trace) => void, disabled: readonly string[] = []) {
+  const res = await baseRun();
+  const x = new Trace(res.traces);
+  mutate(x);
+  const plan = compileScenario(load(), { disabledInvariants: disabled });
+  const { report } = judge(plan, { ...res, traces: x.records() });
+  return { ok: report.ok, caught: [...new Set(report.violations.map((v) => v.invariant))].sort(), report };
+}
+
+test('the unmutated run passes: every checker is quiet on it', async (t) => {
+  const { ok, caught, report } = await judged(() => {});
+  t.deepEqual(caught, []);
+  t.true(ok, report.failures.join('\n'));
+  t.is(report.invariantsChecked.length, INVARIANT_IDS.length);
+});
+
+for (const [id, bug, mutate, catchers] of PLANTED) {
+  test(`${id} catches: ${bug}; with ${id} disabled it goes unreported`, async (t) => {
+    const on = await judged(mutate);
+    t.deepEqual(on.caught, catchers, on.report.failures.join('\n'));
+    t.false(on.ok);
+    const off = await judged(mutate, [id]);
+    t.deepEqual(off.caught, catchers.filter((c) => c !== id));
+    t.false(off.report.invariantsChecked.includes(id), 'a disabled checker is not reported as checked');
+    // When it is the only checker that catches the bug, the run passes without it.
+    if (catchers.length === 1) t.true(off.ok, off.report.failures.join('\n'));
+  });
+}
+
+test('every checker has a planted bug above, and catches it alone or with the checkers listed', (t) => {
+  t.deepEqual([...new Set(PLANTED.map(([id]) => id))].sort(), [...INVARIANT_IDS].sort());
+  for (const [id, , , catchers] of PLANTED) t.true(catchers.includes(id), id);
+});
+
+test('prestop-before-sigterm catches the kubelet planted bug skipPreStopWait in a real run; with the checker disabled the run passes', async (t) => {
+  // The bug in the system itself (kubelet killContainer sends StopContainer without waiting for
+  // the hook), not in the trace: SIGTERM ~2 s before the `sleep 2` hook is over.
+  const text = TEXT.replace('  nodes: [{ name: node-1 }]', '  nodes: [{ name: node-1 }]\n  kubelet: { plantedBugs: [skipPreStopWait] }');
+  const sc = () => loadScenarioText('planted-skip-prestop-wait.yaml', text);
+  const res = await runPlan(compileScenario(sc()), { engine: 'local' });
+  const on = judge(compileScenario(sc()), res).report;
+  t.deepEqual([...new Set(on.violations.map((v) => v.invariant))], ['prestop-before-sigterm'], on.failures.join('\n'));
+  t.regex(on.violations[0].message, /^SIGTERM to app\/app at 12\.\d+s while its preStop \(from 12\.\d+s\) was still running$/);
+  const off = judge(compileScenario(sc(), { disabledInvariants: ['prestop-before-sigterm'] }), res).report;
+  t.true(off.ok, off.failures.join('\n'));
+  // Without the planted bug the same file is clean (baseRun), so the bug is what the checker saw.
+  t.deepEqual((await judged(() => {})).caught, []);
+});
+
+test('the kubelet planted bug skipReclaimCheck (final DELETE while the container runs) is caught by three checkers; each disabled alone leaves the other two', async (t) => {
+  const text = TEXT.replace('  nodes: [{ name: node-1 }]', '  nodes: [{ name: node-1 }]\n  kubelet: { plantedBugs: [skipReclaimCheck] }');
+  const sc = () => loadScenarioText('planted-skip-reclaim-check.yaml', text);
+  const res = await runPlan(compileScenario(sc()), { engine: 'local' });
+  const caught = (disabled: string[]) => [...new Set(judge(compileScenario(sc(), { disabledInvariants: disabled }), res).report.violations.map((v) => v.invariant))].sort();
+  const all = ['final-delete-after-terminated', 'final-delete-gated', 'no-removal-while-running'];
+  t.deepEqual(caught([]), all);
+  for (const id of all) t.deepEqual(caught([id]), all.filter((x) => x !== id), `${id} disabled`);
+  const none = judge(compileScenario(sc(), { disabledInvariants: all }), res).report;
+  t.true(none.ok, 'only these three checkers guard it');
+});
+
+test('disabledInvariants names known checkers only (a typo would disable nothing and pass)', (t) => {
+  t.throws(() => compileScenario(load(), { disabledInvariants: ['no-early-sigkil'] }), { message: /unknown invariant "no-early-sigkil"/ });
+});
