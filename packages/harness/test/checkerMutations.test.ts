@@ -97,6 +97,17 @@ class Trace {
 /** [checker, planted bug, mutation of the trace, the checkers that catch it]. */
 const PLANTED: Array<[string, string, (x: Trace) => void, string[]]> = [
   [
+    'kubelet-restart-keeps-running-pods',
+    'the kubelet restarts 1 s after the container started and its new incarnation SIGTERMs the running, undeleted pod (issue #27 item 1)',
+    (x) => {
+      const start = x.find('cri.start');
+      x.add({ t: start.t + 1 * S, actor: 'kubelet/node-1', kind: 'engine.crash', data: {} });
+      x.add({ t: start.t + 2 * S, actor: 'kubelet/node-1', kind: 'engine.restart', data: {} });
+      x.add({ t: start.t + 2 * S + 1000, actor: start.actor, kind: 'cri.signal', data: { containerId: start.data.containerId, signal: 'SIGTERM' } });
+    },
+    ['kubelet-restart-keeps-running-pods'],
+  ],
+  [
     'no-removal-while-running',
     'the pod is removed while its container still runs (the exit comes after DELETED)',
     (x) => {
