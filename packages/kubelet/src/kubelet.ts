@@ -21,7 +21,7 @@ import { Backoff, ERR_CRASH_LOOP_BACK_OFF, ERR_IMAGE_PULL_BACK_OFF, syncPodRunti
 import { GenericPLEG, type PodLifecycleEvent } from './pleg/generic.js';
 import { PodCache } from './pleg/podCache.js';
 import { PodWorkers, type PodSyncer, type SyncError, type SyncPodType, type WorkerContext } from './podWorkers.js';
-import { ProberManager } from './prober/proberManager.js';
+import { ProberManager, type ProbeResult, type ProbeType } from './prober/proberManager.js';
 import { generateAPIPodStatus } from './status/generateStatus.js';
 import { StatusManager } from './status/statusManager.js';
 import { VolumeManager } from './volumemanager/volumeManager.js';
@@ -57,7 +57,14 @@ export class Kubelet implements PodSyncer {
   ) {
     this.client = new ApiClient(env, config.kubeAPIQPS, config.kubeAPIBurst);
     this.recorder = new EventRecorder(env, config.nodeName, config.eventsEnabled, config.eventRecordQPS, config.eventBurst);
-    this.killDeps = { env, recorder: this.recorder, traceContainerSpans: config.traceContainerSpans, spans: { next: 0 }, skipPreStopWait: config.plantedBugs.includes('skipPreStopWait') };
+    this.killDeps = {
+      env,
+      recorder: this.recorder,
+      traceContainerSpans: config.traceContainerSpans,
+      spans: { next: 0 },
+      skipPreStopWait: config.plantedBugs.includes('skipPreStopWait'),
+      probeTerminationGracePeriod: config.probeTerminationGracePeriod,
+    };
     this.backoff = new Backoff(config.crashLoopBackOffInitialUs, config.crashLoopBackOffMaxUs);
     this.source = new ApiserverPodSource(this.client, env, config.nodeName, watchIdPrefix, (u) => this.onConfigUpdates(u), {
       minWatchTimeoutUs: config.minWatchTimeoutUs,
@@ -83,7 +90,9 @@ export class Kubelet implements PodSyncer {
     this.prober = new ProberManager({
       env,
       getPodStatus: (uid) => this.statusManager.getPodStatus(uid),
-      onReadiness: (pod, cid, ready) => this.onReadiness(pod, cid, ready),
+      getPod: (uid) => this.podManager.get(uid),
+      onResult: (probeType, pod, cid, result) => this.onProbeResult(probeType, pod, cid, result),
+      event: (pod, type, reason, message, fieldPath) => this.recorder.event(pod, type, reason, message, fieldPath),
     });
     this.volumeManager = new VolumeManager(env, config.volumeUnmount, config.volumeUnmountByName, config.waitForUnmountTimeoutUs);
   }
@@ -239,11 +248,18 @@ export class Kubelet implements PodSyncer {
     if (pods.length > 0) this.handlePodSyncs(pods);
   }
 
-  /** readinessManager.Updates(): SetContainerReadiness, then handleProbeSync. */
-  private onReadiness(pod: Pod, containerId: string, ready: boolean): void {
+  /**
+   * The probe result channels of `syncLoopIteration`: `livenessManager.Updates()` (a Failure
+   * dispatches a sync, whose computePodActions kills the container), `readinessManager.Updates()`
+   * (`SetContainerReadiness`, then a sync) and `startupManager.Updates()` (`SetContainerStartup`,
+   * then a sync). `handleProbeSync` looks the pod up in the pod manager by UID.
+   */
+  private onProbeResult(probeType: ProbeType, pod: Pod, containerId: string, result: ProbeResult): void {
+    if (probeType === 'liveness' && result !== 'Failure') return;
     const current = this.podManager.get(pod.metadata.uid!);
     if (!current) return;
-    this.statusManager.setContainerReadiness(current, containerId, ready);
+    if (probeType === 'readiness') this.statusManager.setContainerReadiness(current, containerId, result === 'Success');
+    if (probeType === 'startup') this.statusManager.setContainerStartup(current, containerId, result === 'Success');
     this.handlePodSyncs([current]);
   }
 
@@ -357,6 +373,7 @@ export class Kubelet implements PodSyncer {
       hostIP: this.config.nodeIP,
       oldStatus: this.statusManager.getPodStatus(uid),
       readiness: (name, cid) => this.prober.readiness(uid, name, cid),
+      started: (name, cid) => this.prober.started(uid, name, cid),
       reason: (name) => reasons?.get(name),
     });
   }
@@ -372,7 +389,8 @@ export class Kubelet implements PodSyncer {
         this.podCgroups.add(uid);
         this.volumeManager.mount(pod);
       }
-      syncPodRuntime({ ...this.killDeps, backoff: this.backoff }, pod, podStatus, (result, messages) => {
+      const probes = { liveness: (cid: string) => this.prober.get('liveness', cid), startup: (cid: string) => this.prober.get('startup', cid) };
+      syncPodRuntime({ ...this.killDeps, backoff: this.backoff, probes }, pod, podStatus, (result, messages) => {
         // reasonCache.Update
         let rc = this.reasonCache.get(uid);
         for (const r of result.results) {
@@ -432,7 +450,6 @@ export class Kubelet implements PodSyncer {
         this.recorder.event(pod, 'Warning', 'FailedKillPod', `error killing pod: ${r.error}`);
         return done(r.error);
       }
-      this.prober.removePod(pod.metadata.uid!);
       getPodStatus(this.env, pod.metadata.uid!, pod.metadata.name ?? '', pod.metadata.namespace ?? '', (s) => {
         if (typeof s === 'string') return done(s);
         const running = s.containerStatuses.filter((c) => c.state === 'running').map((c) => c.id);
@@ -473,9 +490,16 @@ export class Kubelet implements PodSyncer {
   handlePodCleanups(): void {
     const desired = new Set(this.podManager.keys());
     const workingPods = this.podWorkers.syncKnownPods(desired);
+    const runningPods = new Set<string>();
     const possiblyRunning = new Set<string>();
-    for (const [uid, w] of workingPods) if (w === 'SyncPodWork' || w === 'TerminatingPodWork') possiblyRunning.add(uid);
-    this.prober.cleanupPods(possiblyRunning);
+    for (const [uid, w] of workingPods) {
+      if (w === 'SyncPodWork') runningPods.add(uid);
+      if (w === 'SyncPodWork' || w === 'TerminatingPodWork') possiblyRunning.add(uid);
+    }
+    // "Clean up probes for terminating and terminated pods": 1.22.8 keeps only the workers of
+    // pods in SyncPodWork, so every probe of a terminating pod stops at the first housekeeping
+    // after the deletion (readiness included: kubernetes#110309, fixed by #110418 after 1.22.8).
+    this.prober.cleanupPods(runningPods);
     for (const rp of this.pleg.runningPods()) {
       const w = workingPods.get(rp.uid);
       if (w === 'SyncPodWork' || w === 'TerminatingPodWork') continue;

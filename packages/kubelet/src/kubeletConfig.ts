@@ -84,6 +84,11 @@ export interface KubeletConfig {
    * restarted kubelet starts at once. Default 0.
    */
   readonly startDelayUs: number;
+  /**
+   * Feature gate `ProbeTerminationGracePeriod` (beta, default false in 1.22): a container killed
+   * for a failed liveness/startup probe gets that probe's terminationGracePeriodSeconds.
+   */
+  readonly probeTerminationGracePeriod: boolean;
 }
 
 /** Bugs a test may plant in the kubelet ({@link KubeletConfig.plantedBugs}). */
@@ -120,6 +125,7 @@ export const DEFAULT_KUBELET_CONFIG: Omit<KubeletConfig, 'nodeName'> = {
   apiConnectionLossesUs: [],
   plantedBugs: [],
   startDelayUs: 0,
+  probeTerminationGracePeriod: false,
 };
 
 /**

@@ -85,7 +85,6 @@ test('generateAPIPodStatus: a deleted pod\'s killed container is terminated (not
     clock: new Clock(),
     hostIP: '10.0.0.1',
     oldStatus: undefined,
-    readiness: () => undefined,
     reason: () => ({ reason: 'CrashLoopBackOff', message: 'back-off' }),
   });
   t.is(s.phase, 'Running');

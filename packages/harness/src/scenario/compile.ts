@@ -140,6 +140,7 @@ function kubeletConfig(settings: KubeletSettings | undefined): Record<string, un
   if (s.statusSyncPeriod !== undefined) out.statusSyncPeriodUs = s.statusSyncPeriod;
   if (s.nodeStatusUpdateFrequency !== undefined) out.nodeStatusUpdateFrequencyUs = s.nodeStatusUpdateFrequency;
   if (s.plantedBugs !== undefined) out.plantedBugs = s.plantedBugs;
+  if (s.featureGates?.ProbeTerminationGracePeriod !== undefined) out.probeTerminationGracePeriod = s.featureGates.ProbeTerminationGracePeriod;
   return out;
 }
 

@@ -30,6 +30,8 @@ export const zKubeletSettings = z.strictObject({
   plegRelistPeriod: zDuration.optional(),
   statusSyncPeriod: zDuration.optional(),
   nodeStatusUpdateFrequency: zDuration.optional(),
+  /** KubeletConfiguration `featureGates`: only the gates podsim models. */
+  featureGates: z.strictObject({ ProbeTerminationGracePeriod: z.boolean().optional() }).optional(),
   /**
    * Test-only: bugs planted in the kubelet to check that `podsim explore` and the checkers find
    * them (`skipUidPrecondition`, `skipPreStopWait`, `skipReclaimCheck`: packages/kubelet/src/kubeletConfig.ts).

@@ -23,6 +23,10 @@ import { restoreSpecsFromContainerAnnotations, type RuntimePod } from '../contai
 import { join } from './runtimeStatus.js';
 
 export const MINIMUM_GRACE_PERIOD_IN_SECONDS = 2;
+/** `reasonLivenessProbe` / `reasonStartupProbe` / `reasonUnknown` of `kuberuntime_container.go`. */
+export const REASON_LIVENESS_PROBE = 'LivenessProbe';
+export const REASON_STARTUP_PROBE = 'StartupProbe';
+export const REASON_UNKNOWN = 'Unknown';
 
 /** One step of a multi-step sync (`kubecontainer.SyncResult`). */
 export interface SyncResult {
@@ -50,6 +54,12 @@ export interface KillDeps {
   readonly spans: { next: number };
   /** Test-only planted bug (KubeletConfig.plantedBugs `skipPreStopWait`): StopContainer at once, without waiting for the preStop hook. */
   readonly skipPreStopWait?: boolean;
+  /**
+   * Feature gate ProbeTerminationGracePeriod (beta and off by default in 1.22,
+   * `pkg/features/kube_features.go`): a probe-level terminationGracePeriodSeconds replaces the
+   * pod's for a container killed after that probe failed.
+   */
+  readonly probeTerminationGracePeriod?: boolean;
 }
 const podKey = (p: Pod) => `${p.metadata.namespace ?? ''}/${p.metadata.name ?? ''}`;
 
@@ -94,11 +104,15 @@ interface KillSpec {
   readonly preStop: LifecycleHandler | undefined;
   readonly dgps: number | undefined;
   readonly tgps: number | undefined;
+  /** The probe-level terminationGracePeriodSeconds for this kill's reason, if any. */
+  readonly probeTgps?: number | undefined;
 }
 
 /**
  * `killContainer(pod, containerID, containerName, message, reason, gracePeriodOverride)`.
- * `done(undefined)` on success (also when the container was already gone), else the error.
+ * `reason` is {@link REASON_LIVENESS_PROBE}, {@link REASON_STARTUP_PROBE} or (default)
+ * {@link REASON_UNKNOWN}. `done(undefined)` on success (also when the container was already
+ * gone), else the error.
  */
 export function killContainer(
   deps: KillDeps,
@@ -108,10 +122,13 @@ export function killContainer(
   message: string,
   gracePeriodOverride: number | undefined,
   done: (err: string | undefined) => void,
+  reason: string = REASON_UNKNOWN,
 ): void {
   const spec = pod.spec.containers.find((c) => c.name === containerName);
   if (spec) {
-    return killWithSpec(deps, { pod, preStop: spec.lifecycle?.preStop, dgps: pod.metadata.deletionGracePeriodSeconds, tgps: pod.spec.terminationGracePeriodSeconds }, containerId, containerName, message, gracePeriodOverride, done);
+    const probe = reason === REASON_LIVENESS_PROBE ? spec.livenessProbe : reason === REASON_STARTUP_PROBE ? spec.startupProbe : undefined;
+    const probeTgps = deps.probeTerminationGracePeriod ? probe?.terminationGracePeriodSeconds : undefined;
+    return killWithSpec(deps, { pod, preStop: spec.lifecycle?.preStop, dgps: pod.metadata.deletionGracePeriodSeconds, tgps: pod.spec.terminationGracePeriodSeconds, probeTgps }, containerId, containerName, message, gracePeriodOverride, done);
   }
   // restoreSpecsFromContainerLabels: the pod spec is unknown (orphan after a kubelet restart).
   deps.env.cri({ type: 'ContainerStatus', containerId }, (res) => {
@@ -139,7 +156,10 @@ function killWithSpec(
   const uid = pod.metadata.uid!;
   let gracePeriod = MINIMUM_GRACE_PERIOD_IN_SECONDS;
   if (k.dgps !== undefined) gracePeriod = k.dgps;
-  else if (k.tgps !== undefined) gracePeriod = k.tgps;
+  else if (k.tgps !== undefined) {
+    // The probe-level value counts only under the pod-level one, as upstream's switch nests it.
+    gracePeriod = k.probeTgps ?? k.tgps;
+  }
   const span = ++deps.spans.next;
   const traced = deps.traceContainerSpans && env.tracing('kubelet.killContainer');
   if (traced) {

@@ -4,8 +4,9 @@
  * containers that are missing or should be restarted per restartPolicy), CrashLoopBackOff via
  * `doBackOff` (10 s doubling to 300 s, keyed per container, measured from the last exit),
  * `EnsureImageExists` (ImageStatus, PullImage with Pulling/Pulled events), CreateContainer and
- * StartContainer with Created/Started events. Containers start one after another; no init
- * containers, no postStart hooks, no liveness-driven restarts.
+ * StartContainer with Created/Started events, and the restart of a running container whose
+ * liveness or startup probe failed (killed with reason Unhealthy / a probe-specific message,
+ * grace override nil). Containers start one after another; no init containers, no postStart hooks.
  */
 import type { Container, cri, Pod } from '@podsim/api';
 import { BEHAVIOR_PREFIX } from '@podsim/api';
@@ -25,7 +26,8 @@ import {
   type RuntimePodStatus,
 } from '../container.js';
 import { shouldContainerBeRestarted } from '../status/generateStatus.js';
-import { killPod, podSyncResult, type KillDeps, type PodSyncResult, type SyncResult } from './killPod.js';
+import { killContainer, killPod, podSyncResult, REASON_LIVENESS_PROBE, REASON_STARTUP_PROBE, type KillDeps, type PodSyncResult, type SyncResult } from './killPod.js';
+import { join } from './runtimeStatus.js';
 
 export const ERR_CRASH_LOOP_BACK_OFF = 'CrashLoopBackOff';
 export const ERR_IMAGE_PULL = 'ErrImagePull';
@@ -70,8 +72,16 @@ export class Backoff {
   }
 }
 
+/** The liveness and startup results computePodActions reads (`livenessManager.Get`, `startupManager.Get`). */
+export interface ProbeResults {
+  liveness(containerId: string): 'Success' | 'Failure' | 'Unknown' | undefined;
+  startup(containerId: string): 'Success' | 'Failure' | 'Unknown' | undefined;
+}
+
 export interface RuntimeSyncDeps extends KillDeps {
   readonly backoff: Backoff;
+  /** Probe results; none = no container ever failed a probe. */
+  readonly probes?: ProbeResults;
 }
 
 /**
@@ -127,6 +137,14 @@ export function containerConfig(pod: Pod, c: Container, restartCount: number): c
   };
 }
 
+/** One entry of `ContainersToKill` (`containerToKillInfo`). */
+export interface ContainerToKill {
+  readonly containerId: string;
+  readonly name: string;
+  readonly message: string;
+  readonly reason: string;
+}
+
 /** The plan `computePodActions` makes. */
 export interface PodActions {
   readonly killPod: boolean;
@@ -134,10 +152,16 @@ export interface PodActions {
   readonly sandboxId: string | undefined;
   readonly attempt: number;
   readonly containersToStart: readonly Container[];
+  readonly containersToKill: readonly ContainerToKill[];
 }
 
-/** `computePodActions` (no liveness, no init containers). */
-export function computePodActions(pod: Pod, podStatus: RuntimePodStatus): PodActions {
+/**
+ * `computePodActions` (no init containers, no container-hash change detection). A running
+ * container whose liveness result (else startup result) is Failure is killed and, unless the
+ * restartPolicy is Never, started again; when that leaves no container to keep and none to
+ * start, the whole pod is killed instead.
+ */
+export function computePodActions(pod: Pod, podStatus: RuntimePodStatus, probes?: ProbeResults): PodActions {
   const ready = podStatus.sandboxStatuses.find((s) => s.state === 'SANDBOX_READY');
   const newest = podStatus.sandboxStatuses[0];
   const createSandbox = ready === undefined || ready !== newest;
@@ -145,16 +169,47 @@ export function computePodActions(pod: Pod, podStatus: RuntimePodStatus): PodAct
   if (createSandbox) {
     // A Never pod whose containers already ran gets no new sandbox: it is done.
     if ((pod.spec.restartPolicy ?? 'Always') === 'Never' && newest !== undefined && podStatus.containerStatuses.length > 0) {
-      return { killPod: true, createSandbox: false, sandboxId: undefined, attempt, containersToStart: [] };
+      return { killPod: true, createSandbox: false, sandboxId: undefined, attempt, containersToStart: [], containersToKill: [] };
     }
     const toStart = pod.spec.containers.filter((c) => {
       const s = findContainerStatusByName(podStatus, c.name);
       return !(s && s.state === 'exited' && pod.spec.restartPolicy === 'OnFailure' && s.exitCode === 0);
     });
-    return { killPod: true, createSandbox: true, sandboxId: undefined, attempt, containersToStart: toStart };
+    return { killPod: true, createSandbox: true, sandboxId: undefined, attempt, containersToStart: toStart, containersToKill: [] };
   }
-  const toStart = pod.spec.containers.filter((c) => shouldContainerBeRestarted(c, pod, podStatus));
-  return { killPod: false, createSandbox: false, sandboxId: ready!.id, attempt: ready!.attempt, containersToStart: toStart };
+  const toStart: Container[] = [];
+  const toKill: ContainerToKill[] = [];
+  const restart = (pod.spec.restartPolicy ?? 'Always') !== 'Never';
+  let keepCount = 0;
+  for (const c of pod.spec.containers) {
+    const s = findContainerStatusByName(podStatus, c.name);
+    if (!s || s.state !== 'running') {
+      if (shouldContainerBeRestarted(c, pod, podStatus)) toStart.push(c);
+      continue;
+    }
+    let message: string;
+    let reason: string;
+    if (probes?.liveness(s.id) === 'Failure') {
+      message = `Container ${c.name} failed liveness probe`;
+      reason = REASON_LIVENESS_PROBE;
+    } else if (probes?.startup(s.id) === 'Failure') {
+      message = `Container ${c.name} failed startup probe`;
+      reason = REASON_STARTUP_PROBE;
+    } else {
+      keepCount++;
+      continue;
+    }
+    if (restart) {
+      message += ', will be restarted';
+      toStart.push(c);
+    }
+    toKill.push({ containerId: s.id, name: c.name, message, reason });
+  }
+  if (toKill.length > 0 && keepCount === 0 && toStart.length === 0) {
+    // Nothing left to run: kill the whole pod (its sandbox too), as upstream does.
+    return { killPod: true, createSandbox: false, sandboxId: undefined, attempt: ready!.attempt, containersToStart: [], containersToKill: [] };
+  }
+  return { killPod: false, createSandbox: false, sandboxId: ready!.id, attempt: ready!.attempt, containersToStart: toStart, containersToKill: toKill };
 }
 
 /**
@@ -163,7 +218,7 @@ export function computePodActions(pod: Pod, podStatus: RuntimePodStatus): PodAct
  */
 export function syncPodRuntime(deps: RuntimeSyncDeps, pod: Pod, podStatus: RuntimePodStatus, done: (r: PodSyncResult, messages: Map<string, string>) => void): void {
   const { env } = deps;
-  const actions = computePodActions(pod, podStatus);
+  const actions = computePodActions(pod, podStatus, deps.probes);
   const results: SyncResult[] = [];
   const messages = new Map<string, string>();
   const finish = () => done(podSyncResult(results), messages);
@@ -180,9 +235,23 @@ export function syncPodRuntime(deps: RuntimeSyncDeps, pod: Pod, podStatus: Runti
         startContainers(deps, pod, podStatus, r.podSandboxId, cfg, actions.containersToStart, results, messages, finish);
       });
     } else if (actions.sandboxId !== undefined) {
-      // Step 5 of SyncPod always records a ConfigPodSandbox result.
-      results.push({ action: 'ConfigPodSandbox', target: actions.sandboxId });
-      startContainers(deps, pod, podStatus, actions.sandboxId, podSandboxConfig(pod, actions.attempt), actions.containersToStart, results, messages, finish);
+      const sandboxId = actions.sandboxId;
+      // Step 3 of SyncPod: kill the containers not to keep, all in parallel, grace override nil.
+      let killFailed = false;
+      const killed = join(actions.containersToKill.length, () => {
+        // A failed kill ends this SyncPod; the next sync tries again.
+        if (killFailed) return finish();
+        // Step 5 of SyncPod always records a ConfigPodSandbox result.
+        results.push({ action: 'ConfigPodSandbox', target: sandboxId });
+        startContainers(deps, pod, podStatus, sandboxId, podSandboxConfig(pod, actions.attempt), actions.containersToStart, results, messages, finish);
+      });
+      for (const k of actions.containersToKill) {
+        killContainer(deps, pod, k.containerId, k.name, k.message, undefined, (err) => {
+          results.push({ action: 'KillContainer', target: k.name, ...(err !== undefined ? { error: err } : {}) });
+          if (err !== undefined) killFailed = true;
+          killed();
+        }, k.reason);
+      }
     } else finish();
   };
   const running = convertPodStatusToRunningPod(podStatus);
@@ -216,8 +285,10 @@ function startContainers(
     if (i >= containers.length) return done();
     const c = containers[i];
     const ref = `spec.containers{${c.name}}`;
-    // doBackOff: measured from the finish of the newest exited container of that name.
-    const exited = podStatus.containerStatuses.find((s) => s.name === c.name && s.state === 'exited');
+    // doBackOff: only when the newest container of that name has exited (not when it was just
+    // killed for a failed probe in this sync), measured from its finish.
+    const newest = findContainerStatusByName(podStatus, c.name);
+    const exited = newest?.state === 'exited' ? newest : undefined;
     if (exited) {
       const key = `${uid}/${c.name}`;
       if (deps.backoff.isInBackOffSince(key, exited.finishedAt, env.now())) {

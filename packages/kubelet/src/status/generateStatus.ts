@@ -63,8 +63,16 @@ export interface StatusInputs {
   readonly hostIP: string;
   /** The status manager's cached status of the pod, if any (else pod.status is used). */
   readonly oldStatus: PodStatus | undefined;
-  /** Readiness result for a running container: true/false, or undefined when it has no readiness probe. */
-  readonly readiness: (containerName: string, containerId: string) => boolean | undefined;
+  /**
+   * Readiness of a running, started container (`probeManager.UpdatePodStatus`): its readiness
+   * result, or true when it has no readiness probe. Undefined = every container is ready.
+   */
+  readonly readiness?: (containerName: string, containerId: string) => boolean;
+  /**
+   * `started` of a running container: its startup result, or true when it has no startup
+   * probe. Undefined = every running container has started.
+   */
+  readonly started?: (containerName: string, containerId: string) => boolean;
   /** `reasonCache`: why the last sync could not start a container (CrashLoopBackOff, ErrImagePull, …). */
   readonly reason: (containerName: string) => { reason: string; message: string } | undefined;
 }
@@ -137,15 +145,13 @@ export function convertToAPIContainerStatuses(pod: Pod, podStatus: RuntimePodSta
     statuses.set(c.name, { ...s, lastState: s.state.terminated ? s.state : s.lastState, state: { waiting: { reason: r.reason, message: r.message } } });
   }
   const out = [...statuses.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  // probeManager.UpdatePodStatus: started/ready.
+  // probeManager.UpdatePodStatus: a running container has started once its startup probe
+  // succeeded (at once without one); only a started container can be ready.
   return out.map((s) => {
-    const running = s.state.running !== undefined;
-    let ready = false;
-    if (running) {
-      const r = inputs.readiness(s.name, (s.containerID ?? '').replace(/^containerd:\/\//, ''));
-      ready = r === undefined ? true : r;
-    }
-    return { ...s, started: running, ready };
+    const cid = (s.containerID ?? '').replace(/^containerd:\/\//, '');
+    const started = s.state.running !== undefined && (inputs.started?.(s.name, cid) ?? true);
+    const ready = started && (inputs.readiness?.(s.name, cid) ?? true);
+    return { ...s, started, ready };
   });
 }
 

@@ -163,6 +163,21 @@ export class StatusManager {
   }
 
   /**
+   * `SetContainerStartup(podUID, containerID, started)`: sets `started` of that container in the
+   * cached status (conditions untouched) and queues an update; no-op if unchanged or unknown.
+   */
+  setContainerStartup(pod: Pod, containerId: string, started: boolean): void {
+    const cached = this.podStatuses.get(pod.metadata.uid!);
+    if (!cached) return;
+    const cid = `containerd://${containerId}`;
+    const cs = cached.status.containerStatuses ?? [];
+    const i = cs.findIndex((c) => c.containerID === cid);
+    if (i < 0 || cs[i].started === started) return;
+    const containerStatuses = cs.map((c, j) => (j === i ? { ...c, started } : c));
+    this.updateStatusInternal(pod, { ...cached.status, containerStatuses }, false);
+  }
+
+  /**
    * `TerminatePod`: every container not terminated becomes terminated 137
    * `ContainerStatusUnknown`; then a forced update.
    */
