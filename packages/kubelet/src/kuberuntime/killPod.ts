@@ -124,7 +124,8 @@ export function killContainer(
   done: (err: string | undefined) => void,
   reason: string = REASON_UNKNOWN,
 ): void {
-  const spec = pod.spec.containers.find((c) => c.name === containerName);
+  // `GetContainerSpec`: regular containers, then init containers.
+  const spec = pod.spec.containers.find((c) => c.name === containerName) ?? pod.spec.initContainers?.find((c) => c.name === containerName);
   if (spec) {
     const probe = reason === REASON_LIVENESS_PROBE ? spec.livenessProbe : reason === REASON_STARTUP_PROBE ? spec.startupProbe : undefined;
     const probeTgps = deps.probeTerminationGracePeriod ? probe?.terminationGracePeriodSeconds : undefined;

@@ -23,6 +23,7 @@ import {
   KUBERNETES_POD_UID_LABEL,
   POD_DELETION_GRACE_PERIOD_ANNOTATION,
   POD_TERMINATION_GRACE_PERIOD_ANNOTATION,
+  type RuntimeContainerStatus,
   type RuntimePodStatus,
 } from '../container.js';
 import { shouldContainerBeRestarted } from '../status/generateStatus.js';
@@ -153,10 +154,46 @@ export interface PodActions {
   readonly attempt: number;
   readonly containersToStart: readonly Container[];
   readonly containersToKill: readonly ContainerToKill[];
+  /** The init container to start next (`NextInitContainerToStart`); regular containers wait until every init container succeeded. */
+  readonly nextInitContainerToStart?: Container;
+}
+
+/** `isInitContainerFailed`: exited non-zero, or in an unknown state. */
+function isInitContainerFailed(s: RuntimeContainerStatus): boolean {
+  return (s.state === 'exited' && s.exitCode !== 0) || s.state === 'unknown';
 }
 
 /**
- * `computePodActions` (no init containers, no container-hash change detection). A running
+ * `findNextInitContainerToRun(pod, podStatus)` → (status of a failed init container, next init
+ * container to run, done). Done when there are none, when a regular container already runs, or
+ * when the last init container exited 0; a failed one (newest first) is run again.
+ */
+export function findNextInitContainerToRun(pod: Pod, podStatus: RuntimePodStatus): { failed: RuntimeContainerStatus | undefined; next: Container | undefined; done: boolean } {
+  const inits = pod.spec.initContainers ?? [];
+  if (inits.length === 0) return { failed: undefined, next: undefined, done: true };
+  for (const c of pod.spec.containers) {
+    if (findContainerStatusByName(podStatus, c.name)?.state === 'running') return { failed: undefined, next: undefined, done: true };
+  }
+  for (let i = inits.length - 1; i >= 0; i--) {
+    const s = findContainerStatusByName(podStatus, inits[i].name);
+    if (s && isInitContainerFailed(s)) return { failed: s, next: inits[i], done: false };
+  }
+  for (let i = inits.length - 1; i >= 0; i--) {
+    const s = findContainerStatusByName(podStatus, inits[i].name);
+    if (!s) continue;
+    if (s.state === 'running') return { failed: undefined, next: undefined, done: false };
+    if (s.state === 'exited') {
+      if (i === inits.length - 1) return { failed: undefined, next: undefined, done: true };
+      return { failed: undefined, next: inits[i + 1], done: false };
+    }
+  }
+  return { failed: undefined, next: inits[0], done: false };
+}
+
+/**
+ * `computePodActions` (no container-hash change detection). Init containers run one at a time,
+ * in order, before any regular container; a failed one is retried unless restartPolicy is Never
+ * (then the pod is killed). A running
  * container whose liveness result (else startup result) is Failure is killed and, unless the
  * restartPolicy is Never, started again; when that leaves no container to keep and none to
  * start, the whole pod is killed instead.
@@ -171,11 +208,21 @@ export function computePodActions(pod: Pod, podStatus: RuntimePodStatus, probes?
     if ((pod.spec.restartPolicy ?? 'Always') === 'Never' && newest !== undefined && podStatus.containerStatuses.length > 0) {
       return { killPod: true, createSandbox: false, sandboxId: undefined, attempt, containersToStart: [], containersToKill: [] };
     }
+    // A new sandbox runs the init containers again from the first one.
+    const inits = pod.spec.initContainers ?? [];
+    if (inits.length > 0) return { killPod: true, createSandbox: true, sandboxId: undefined, attempt, containersToStart: [], containersToKill: [], nextInitContainerToStart: inits[0] };
     const toStart = pod.spec.containers.filter((c) => {
       const s = findContainerStatusByName(podStatus, c.name);
       return !(s && s.state === 'exited' && pod.spec.restartPolicy === 'OnFailure' && s.exitCode === 0);
     });
     return { killPod: true, createSandbox: true, sandboxId: undefined, attempt, containersToStart: toStart, containersToKill: [] };
+  }
+  const init = findNextInitContainerToRun(pod, podStatus);
+  if (!init.done) {
+    const base = { createSandbox: false, sandboxId: ready!.id, attempt: ready!.attempt, containersToStart: [], containersToKill: [] };
+    if (init.next === undefined) return { ...base, killPod: false };
+    if (init.failed !== undefined && (pod.spec.restartPolicy ?? 'Always') === 'Never') return { ...base, killPod: true, sandboxId: undefined };
+    return { ...base, killPod: false, nextInitContainerToStart: init.next };
   }
   const toStart: Container[] = [];
   const toKill: ContainerToKill[] = [];
@@ -222,6 +269,9 @@ export function syncPodRuntime(deps: RuntimeSyncDeps, pod: Pod, podStatus: Runti
   const results: SyncResult[] = [];
   const messages = new Map<string, string>();
   const finish = () => done(podSyncResult(results), messages);
+  // Step 6 starts the next init container, step 7 the regular ones (computePodActions never
+  // asks for both in one sync).
+  const toStart = () => (actions.nextInitContainerToStart ? [actions.nextInitContainerToStart] : actions.containersToStart);
   const afterKill = () => {
     if (actions.createSandbox) {
       const cfg = podSandboxConfig(pod, actions.attempt);
@@ -232,7 +282,7 @@ export function syncPodRuntime(deps: RuntimeSyncDeps, pod: Pod, podStatus: Runti
           return finish();
         }
         results.push({ action: 'ConfigPodSandbox', target: r.podSandboxId });
-        startContainers(deps, pod, podStatus, r.podSandboxId, cfg, actions.containersToStart, results, messages, finish);
+        startContainers(deps, pod, podStatus, r.podSandboxId, cfg, toStart(), results, messages, finish);
       });
     } else if (actions.sandboxId !== undefined) {
       const sandboxId = actions.sandboxId;
@@ -243,7 +293,7 @@ export function syncPodRuntime(deps: RuntimeSyncDeps, pod: Pod, podStatus: Runti
         if (killFailed) return finish();
         // Step 5 of SyncPod always records a ConfigPodSandbox result.
         results.push({ action: 'ConfigPodSandbox', target: sandboxId });
-        startContainers(deps, pod, podStatus, sandboxId, podSandboxConfig(pod, actions.attempt), actions.containersToStart, results, messages, finish);
+        startContainers(deps, pod, podStatus, sandboxId, podSandboxConfig(pod, actions.attempt), toStart(), results, messages, finish);
       });
       for (const k of actions.containersToKill) {
         killContainer(deps, pod, k.containerId, k.name, k.message, undefined, (err) => {
@@ -284,7 +334,8 @@ function startContainers(
   const next = (i: number) => {
     if (i >= containers.length) return done();
     const c = containers[i];
-    const ref = `spec.containers{${c.name}}`;
+    const isInit = (pod.spec.initContainers ?? []).some((x) => x.name === c.name);
+    const ref = isInit ? `spec.initContainers{${c.name}}` : `spec.containers{${c.name}}`;
     // doBackOff: only when the newest container of that name has exited (not when it was just
     // killed for a failed probe in this sync), measured from its finish.
     const newest = findContainerStatusByName(podStatus, c.name);

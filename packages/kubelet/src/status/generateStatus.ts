@@ -9,6 +9,7 @@ import type { Clock, Container, ContainerStatus, Pod, PodCondition, PodPhase, Po
 import { findContainerStatusByName, type RuntimeContainerStatus, type RuntimePodStatus } from '../container.js';
 
 export const CONTAINER_CREATING = 'ContainerCreating';
+export const POD_INITIALIZING = 'PodInitializing';
 
 /** `ShouldContainerBeRestarted`. */
 export function shouldContainerBeRestarted(container: Container, pod: Pod, podStatus: RuntimePodStatus): boolean {
@@ -23,8 +24,22 @@ export function shouldContainerBeRestarted(container: Container, pod: Pod, podSt
   return true;
 }
 
-/** `getPhase` (no init containers in podsim). */
+/** `getPhase(spec, initContainerStatuses + containerStatuses)`. */
 export function getPhase(spec: PodSpec, info: readonly ContainerStatus[]): PodPhase {
+  let pendingInitialization = 0;
+  let failedInitialization = 0;
+  for (const c of spec.initContainers ?? []) {
+    const s = info.find((x) => x.name === c.name);
+    if (!s) pendingInitialization++;
+    else if (s.state.running) pendingInitialization++;
+    else if (s.state.terminated) {
+      if (s.state.terminated.exitCode !== 0) failedInitialization++;
+    } else if (s.state.waiting) {
+      if (s.lastState.terminated) {
+        if (s.lastState.terminated.exitCode !== 0) failedInitialization++;
+      } else pendingInitialization++;
+    } else pendingInitialization++;
+  }
   let unknown = 0;
   let running = 0;
   let waiting = 0;
@@ -46,7 +61,8 @@ export function getPhase(spec: PodSpec, info: readonly ContainerStatus[]): PodPh
     } else unknown++;
   }
   const policy = spec.restartPolicy ?? 'Always';
-  if (waiting > 0) return 'Pending';
+  if (failedInitialization > 0 && policy === 'Never') return 'Failed';
+  if (pendingInitialization > 0 || waiting > 0) return 'Pending';
   if (running > 0 && unknown === 0) return 'Running';
   if (running === 0 && stopped > 0 && unknown === 0) {
     if (policy === 'Always') return 'Running';
@@ -99,14 +115,25 @@ function convertContainerStatus(cs: RuntimeContainerStatus, clock: Clock): Conta
   return { ...base, state: { waiting: {} } };
 }
 
-/** `convertToAPIContainerStatuses` for the regular containers, sorted by name. */
-export function convertToAPIContainerStatuses(pod: Pod, podStatus: RuntimePodStatus, previous: readonly ContainerStatus[] | undefined, inputs: StatusInputs): ContainerStatus[] {
-  const containers = pod.spec.containers;
+/**
+ * `convertToAPIContainerStatuses(pod, podStatus, previous, containers, hasInitContainers,
+ * isInitContainer)`, sorted by name (init containers keep their spec order, as upstream sorts
+ * only regular ones). A pod with init containers waits in PodInitializing, not ContainerCreating.
+ */
+export function convertToAPIContainerStatuses(
+  pod: Pod,
+  podStatus: RuntimePodStatus,
+  previous: readonly ContainerStatus[] | undefined,
+  inputs: StatusInputs,
+  isInitContainer = false,
+): ContainerStatus[] {
+  const containers = isInitContainer ? (pod.spec.initContainers ?? []) : pod.spec.containers;
+  const defaultWaiting = (pod.spec.initContainers ?? []).length > 0 ? POD_INITIALIZING : CONTAINER_CREATING;
   const oldStatuses = new Map<string, ContainerStatus>();
   for (const s of previous ?? []) oldStatuses.set(s.name, s);
   const statuses = new Map<string, ContainerStatus>();
   for (const c of containers) {
-    let status: ContainerStatus = { name: c.name, image: c.image ?? '', imageID: '', ready: false, restartCount: 0, state: { waiting: { reason: CONTAINER_CREATING } }, lastState: {} };
+    let status: ContainerStatus = { name: c.name, image: c.image ?? '', imageID: '', ready: false, restartCount: 0, state: { waiting: { reason: defaultWaiting } }, lastState: {} };
     const old = oldStatuses.get(c.name);
     if (old) {
       if (old.state.terminated) status = old;
@@ -120,7 +147,7 @@ export function convertToAPIContainerStatuses(pod: Pod, podStatus: RuntimePodSta
     const old = oldStatuses.get(c.name);
     if (!old || old.state.terminated || !old.state.running) continue;
     const status = statuses.get(c.name)!;
-    if (status.state.waiting?.reason !== CONTAINER_CREATING || status.lastState.terminated) continue;
+    if (status.state.waiting?.reason !== defaultWaiting || status.lastState.terminated) continue;
     statuses.set(c.name, {
       ...status,
       lastState: { terminated: { reason: 'ContainerStatusUnknown', message: 'The container could not be located when the pod was deleted.  The container used to be Running', exitCode: 137 } },
@@ -144,7 +171,9 @@ export function convertToAPIContainerStatuses(pod: Pod, podStatus: RuntimePodSta
     const s = statuses.get(c.name)!;
     statuses.set(c.name, { ...s, lastState: s.state.terminated ? s.state : s.lastState, state: { waiting: { reason: r.reason, message: r.message } } });
   }
-  const out = [...statuses.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const out = isInitContainer ? containers.map((c) => statuses.get(c.name)!) : [...statuses.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  // probeManager.UpdatePodStatus: an init container is ready once it exited 0.
+  if (isInitContainer) return out.map((s) => ({ ...s, ready: s.state.terminated?.exitCode === 0 }));
   // probeManager.UpdatePodStatus: a running container has started once its startup probe
   // succeeded (at once without one); only a started container can be ready.
   return out.map((s) => {
@@ -172,6 +201,25 @@ export function generateContainersReadyCondition(spec: PodSpec, statuses: readon
   return { type: 'ContainersReady', status: 'True' };
 }
 
+/** `GeneratePodInitializedCondition(spec, initContainerStatuses, phase)`. */
+export function generatePodInitializedCondition(spec: PodSpec, statuses: readonly ContainerStatus[], phase: PodPhase): PodCondition {
+  const inits = spec.initContainers ?? [];
+  if (inits.length === 0) return { type: 'Initialized', status: 'True' };
+  const unknown: string[] = [];
+  const unready: string[] = [];
+  for (const c of inits) {
+    const s = statuses.find((x) => x.name === c.name);
+    if (!s) unknown.push(c.name);
+    else if (!s.ready) unready.push(c.name);
+  }
+  if (phase === 'Succeeded' && unknown.length === 0) return { type: 'Initialized', status: 'True', reason: 'PodCompleted' };
+  const parts: string[] = [];
+  if (unknown.length > 0) parts.push(`containers with incomplete status: [${unknown.join(' ')}]`);
+  if (unready.length > 0) parts.push(`containers with unready status: [${unready.join(' ')}]`);
+  if (parts.length > 0) return { type: 'Initialized', status: 'False', reason: 'ContainersNotInitialized', message: parts.join(', ') };
+  return { type: 'Initialized', status: 'True' };
+}
+
 /** `GeneratePodReadyCondition` (no readiness gates in podsim). */
 export function generatePodReadyCondition(containersReady: PodCondition): PodCondition {
   if (containersReady.status !== 'True') return { ...containersReady, type: 'Ready' };
@@ -196,7 +244,9 @@ export function getPodQOS(spec: PodSpec): string {
 export function generateAPIPodStatus(pod: Pod, podStatus: RuntimePodStatus, inputs: StatusInputs): PodStatus {
   const old = inputs.oldStatus ?? pod.status ?? {};
   const containerStatuses = convertToAPIContainerStatuses(pod, podStatus, old.containerStatuses, inputs);
-  let phase = getPhase(pod.spec, containerStatuses);
+  const hasInit = (pod.spec.initContainers ?? []).length > 0;
+  const initContainerStatuses = hasInit ? convertToAPIContainerStatuses(pod, podStatus, old.initContainerStatuses, inputs, true) : [];
+  let phase = getPhase(pod.spec, [...initContainerStatuses, ...containerStatuses]);
   // A terminal phase is never reverted.
   if (old.phase === 'Failed' || old.phase === 'Succeeded') phase = old.phase;
   if (pod.status?.phase === 'Failed' || pod.status?.phase === 'Succeeded') phase = pod.status.phase;
@@ -209,7 +259,7 @@ export function generateAPIPodStatus(pod: Pod, podStatus: RuntimePodStatus, inpu
   }
   const containersReady = generateContainersReadyCondition(pod.spec, containerStatuses, phase);
   s.conditions = [
-    { type: 'Initialized', status: 'True' },
+    generatePodInitializedCondition(pod.spec, initContainerStatuses, phase),
     generatePodReadyCondition(containersReady),
     containersReady,
     { type: 'PodScheduled', status: 'True' },
@@ -223,6 +273,7 @@ export function generateAPIPodStatus(pod: Pod, podStatus: RuntimePodStatus, inpu
     s.podIPs = old.podIPs;
   }
   if (old.startTime) s.startTime = old.startTime;
+  if (hasInit) s.initContainerStatuses = initContainerStatuses;
   s.containerStatuses = containerStatuses;
   s.qosClass = getPodQOS(pod.spec);
   return s;
