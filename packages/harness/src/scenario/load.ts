@@ -321,37 +321,5 @@ function validateManifest(value: unknown, src: SourceDoc, path: Path, issues: Sc
     }
   }
   if (!r.success || (meta.name === undefined && meta.generateName === undefined)) return [];
-  const specPath: Path = kind === 'Pod' ? ['spec'] : kind === 'Deployment' || kind === 'ReplicaSet' ? ['spec', 'template', 'spec'] : [];
-  if (specPath.length > 0) warnUnsimulatedPodFields(value, specPath, src, path, prefix, warnings);
   return [{ object: r.data as unknown as KubeObject, src, path }];
-}
-
-/**
- * Pod spec fields the scenario schema accepts but the kubelet does not act on (its prober runs
- * readiness probes only, pkg/kubelet/prober `AddPod` for readiness; `SyncPod` never starts init
- * containers): one warning per field, naming it, so a run that PASSes does not imply a liveness
- * restart or an init container that never happened (issue #25 item 13).
- */
-function warnUnsimulatedPodFields(value: Record<string, unknown>, specPath: Path, src: SourceDoc, path: Path, prefix: string, warnings: ScenarioIssue[]): void {
-  let spec: unknown = value;
-  for (const p of specPath) spec = isObject(spec) ? spec[p as string] : undefined;
-  if (!isObject(spec)) return;
-  if (Array.isArray(spec.initContainers) && spec.initContainers.length > 0) {
-    warnings.push(
-      src.issue([...path, ...specPath, 'initContainers'], 'not simulated: the kubelet starts the pod\'s containers without running its init containers first; ignored', { prefix, warning: true }),
-    );
-  }
-  const containers = Array.isArray(spec.containers) ? spec.containers : [];
-  containers.forEach((c, i) => {
-    if (!isObject(c)) return;
-    for (const probe of ['livenessProbe', 'startupProbe'] as const) {
-      if (c[probe] === undefined) continue;
-      warnings.push(
-        src.issue([...path, ...specPath, 'containers', i, probe], `not simulated: the kubelet runs readiness probes only, so this ${probe} never fails the container and never restarts it; ignored`, {
-          prefix,
-          warning: true,
-        }),
-      );
-    }
-  });
 }
