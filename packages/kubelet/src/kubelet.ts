@@ -575,13 +575,21 @@ export class Kubelet implements PodSyncer {
   }
 }
 
-/** Sum of the containers' cpu (cores) and memory (bytes) requests. */
+/**
+ * A pod's effective cpu (cores) and memory (bytes) requests, as admission counts them
+ * (`resource.GetResourceRequest`): the sum over the containers, raised to the largest init
+ * container request, since init containers run one at a time before them.
+ */
 export function podRequests(p: Pod): { cpu: number; memory: number } {
   let cpu = 0;
   let memory = 0;
   for (const c of p.spec.containers) {
     cpu += parseQuantity(c.resources?.requests?.cpu) ?? 0;
     memory += parseQuantity(c.resources?.requests?.memory) ?? 0;
+  }
+  for (const c of p.spec.initContainers ?? []) {
+    cpu = Math.max(cpu, parseQuantity(c.resources?.requests?.cpu) ?? 0);
+    memory = Math.max(memory, parseQuantity(c.resources?.requests?.memory) ?? 0);
   }
   return { cpu, memory };
 }

@@ -8,6 +8,7 @@ import type { ContainerStatus, Pod } from '@podsim/api';
 import { computePodActions, findNextInitContainerToRun } from '../src/kuberuntime/syncPod.js';
 import { generatePodInitializedCondition, getPhase } from '../src/status/generateStatus.js';
 import { emptyPodStatus, type RuntimeContainerStatus } from '../src/container.js';
+import { podRequests } from '../src/kubelet.js';
 
 const S = 1_000_000;
 
@@ -70,4 +71,15 @@ test('getPhase and the Initialized condition over init container statuses', (t) 
   const i1Failed = cs('i1', { terminated: { exitCode: 1, reason: 'Error' } });
   t.is(getPhase(pod('Never').spec, [i1Failed, cs('i2', { waiting: { reason: 'PodInitializing' } }), app]), 'Failed');
   t.is(getPhase(spec, [cs('i1', { waiting: { reason: 'CrashLoopBackOff' } }, false, { terminated: { exitCode: 1 } }), cs('i2', { waiting: { reason: 'PodInitializing' } }), app]), 'Pending');
+});
+
+test('admission requests: the sum of the app containers, raised to the largest init container request', (t) => {
+  const p: Pod = {
+    metadata: { name: 'p' },
+    spec: {
+      containers: [{ name: 'a', resources: { requests: { cpu: '500m', memory: '1Gi' } } }, { name: 'b', resources: { requests: { cpu: '500m' } } }],
+      initContainers: [{ name: 'i1', resources: { requests: { cpu: '2', memory: '256Mi' } } }],
+    },
+  };
+  t.deepEqual(podRequests(p), { cpu: 2, memory: 1024 ** 3 });
 });
