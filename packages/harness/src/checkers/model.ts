@@ -51,7 +51,8 @@ export interface ProcessLife {
   exitedAt?: number;
   exitCode?: number;
   reason?: string;
-  readonly signals: Array<{ t: number; signal: string }>;
+  /** Signals delivered; `timeout` is the StopContainer timeout (s) that sent it, when the runtime traced one. */
+  readonly signals: Array<{ t: number; signal: string; timeout?: number }>;
 }
 
 export interface Span {
@@ -226,7 +227,11 @@ export class TraceModel {
         }
         case 'cri.signal': {
           const p = this.processById.get(str(d.containerId) ?? '');
-          if (p && p.exitedAt === undefined) p.signals.push({ t: r.t, signal: S.of(normalizeSignal(str(d.signal))) ?? '' });
+          if (p && p.exitedAt === undefined) {
+            const timeout = num(d.timeout);
+            const signal = S.of(normalizeSignal(str(d.signal))) ?? '';
+            p.signals.push(timeout === undefined ? { t: r.t, signal } : { t: r.t, signal, timeout });
+          }
           break;
         }
         case 'cri.exit': {
