@@ -296,3 +296,33 @@ test('watch expectations compare (alias, READY, STATUS) rows exactly, or per pod
   const [ordered] = evaluateExpectations(m, { pods: ['old'], watch: { match: 'ordered', pod: 'old', rows: ['old 1/1 Terminating'] } }, {});
   t.true(ordered.ok, ordered.actual);
 });
+
+test("final-delete-own-uid matches the kubelet's DELETE by its UID precondition, not by the next record for a pod of the same name (issue #27 item 3)", (t) => {
+  // checker-final-delete-own-uid-crash.yaml: the kubelet's DELETE (precondition u1) removes u1,
+  // the kubelet crashes before the reply, and a later pod p (u2) is deleted by its restarted
+  // kubelet: the old checker took u2's finalDelete record as what the first DELETE meant.
+  const r = good();
+  const k = 'kubelet/node-1';
+  const req = r[at(r, (x) => x.kind === 'api.request' && x.data?.client === k)];
+  req.data!.preconditionUid = 'u1';
+  r.splice(at(r, (x) => x.kind === 'kubelet.finalDelete'), 1, { t: 14.1 * S, actor: k, kind: 'engine.crash' }, { t: 16 * S, actor: k, kind: 'engine.restart' });
+  const u2 = { resource: 'pods', namespace: 'default', name: 'p', uid: 'u2', nodeName: 'node-1', phase: 'Pending' };
+  const later = [
+    { t: 20 * S, actor: 'apiserver', kind: 'api.write', data: { ...u2, event: 'ADDED', rv: '50' } },
+    { t: 30 * S, actor: 'apiserver', kind: 'api.write', data: { ...u2, event: 'MODIFIED', rv: '60', deletionTimestamp: ts(30), deletionGracePeriodSeconds: 0 } },
+    { t: 30 * S, actor: 'apiserver', kind: 'api.write', data: { ...u2, event: 'DELETED', rv: '61', deletionTimestamp: ts(30), deletionGracePeriodSeconds: 0 } },
+    { t: 30 * S, actor: 'apiserver', kind: 'api.request', data: { verb: 'delete', resource: 'pods', namespace: 'default', name: 'p', code: 200, client: k, gracePeriodSeconds: 0, preconditionUid: 'u2' } },
+    { t: 30.1 * S, actor: k, kind: 'kubelet.finalDelete', data: { podUid: 'u2', pod: 'default/p', namespace: 'default', code: 200 } },
+  ];
+  t.deepEqual(violations([...r, ...later]).filter((v) => v === 'final-delete-own-uid'), []);
+  // A reply lost to a 504: the kubelet's record of it names u1 and is skipped no more.
+  const lost = structuredClone(r).filter((x) => x.kind !== 'engine.crash' && x.kind !== 'engine.restart');
+  lost.push({ t: 74 * S, actor: k, kind: 'kubelet.finalDelete', data: { podUid: 'u1', pod: 'default/p', namespace: 'default', code: 504 } });
+  t.deepEqual(violations([...lost, ...later]).filter((v) => v === 'final-delete-own-uid'), []);
+  // Without the precondition in the trace the crash case is still clean: a later incarnation's record is for a later request.
+  delete req.data!.preconditionUid;
+  t.deepEqual(violations([...r, ...later]).filter((v) => v === 'final-delete-own-uid'), []);
+  // A DELETE whose UID precondition names another pod than the one removed is a violation, with or without any kubelet record.
+  req.data!.preconditionUid = 'u0';
+  t.deepEqual(violations([...r, ...later]).filter((v) => v === 'final-delete-own-uid'), ['final-delete-own-uid']);
+});

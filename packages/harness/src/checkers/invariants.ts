@@ -59,6 +59,18 @@ function groupBy<T>(items: readonly T[], key: (t: T) => string): Map<string, T[]
   return m;
 }
 
+/**
+ * The UID a kubelet's final DELETE without a UID precondition was meant for (the planted
+ * `skipUidPrecondition` bug): its `kubelet.finalDelete` record, written when the reply arrived
+ * (any code: a 504 still names it), the first of that pod name after the removal by the same
+ * kubelet incarnation — a kubelet that crashed before the reply never writes one, and a later
+ * incarnation's record is for a later request. Undefined when no such record exists.
+ */
+function meantWithoutPrecondition(m: TraceModel, client: string, d: ApiWrite): string | undefined {
+  const inc = m.incarnationAt(client, d.t);
+  return (m.index.finalDeletesByActor.get(client) ?? []).find((f) => f.t >= d.t && f.pod === `${d.namespace}/${d.name}` && m.incarnationAt(client, f.t) === inc)?.podUid;
+}
+
 export const INVARIANTS: readonly Invariant[] = [
   {
     id: 'no-removal-while-running',
@@ -493,13 +505,14 @@ export const INVARIANTS: readonly Invariant[] = [
         for (const d of writes.filter((w) => w.event === 'DELETED')) {
           const cause = causeOf(m, d);
           if (!cause || !cause.client.startsWith('kubelet/') || cause.gracePeriodSeconds !== 0) continue;
-          // The kubelet writes its finalDelete record (with the UID it meant) when the reply arrives.
-          const meant = (m.index.finalDeletesByActor.get(cause.client) ?? []).find((f) => f.t >= d.t && f.pod === `${d.namespace}/${d.name}` && f.code !== undefined && f.code < 300);
-          if (meant && meant.podUid !== d.uid) {
+          // The apiserver traces the UID precondition the DELETE carried: the pod the kubelet
+          // meant, whether or not the reply ever reached it (a crashed kubelet, a 504).
+          const meant = cause.preconditionUid ?? meantWithoutPrecondition(m, cause.client, d);
+          if (meant !== undefined && meant !== d.uid) {
             out.push({
               invariant: this.id,
               t: d.t,
-              message: `${cause.client}'s final DELETE for ${d.namespace}/${d.name} (uid ${meant.podUid}) removed the pod recreated under that name (uid ${d.uid})`,
+              message: `${cause.client}'s final DELETE for ${d.namespace}/${d.name} (uid ${meant}${cause.preconditionUid !== undefined ? ', its UID precondition' : ''}) removed the pod recreated under that name (uid ${d.uid})`,
             });
           }
         }

@@ -34,6 +34,8 @@ export interface ApiRequest {
   readonly code: number;
   readonly client: string;
   readonly gracePeriodSeconds?: number;
+  /** A DELETE's `preconditions.uid`: the UID the client meant. */
+  readonly preconditionUid?: string;
   /** `eviction` for a POST of pods/{name}/eviction, … */
   readonly subresource?: string;
 }
@@ -193,6 +195,7 @@ export class TraceModel {
             code,
             client: str(d.client) ?? '',
             gracePeriodSeconds: num(d.gracePeriodSeconds),
+            ...(d.preconditionUid !== undefined ? { preconditionUid: str(d.preconditionUid) } : {}),
             ...(d.subresource !== undefined ? { subresource: str(d.subresource) } : {}),
           });
           break;
