@@ -575,7 +575,9 @@ function compileFault(f: FaultSpec, at: number, path: (string | number)[], c: Fa
     case 'duplicate':
       c.checkPattern(f.from, [...path, 'from']);
       c.checkPattern(f.to, [...path, 'to']);
-      c.faults.push({ kind: 'duplicate', from: f.from, to: f.to, probability: f.probability ?? 1, delayUs: f.delay ?? 0, startUs: at, ...end(f.for) });
+      // Within streams only (issue #27 item 7): a duplicated watch request opened a second stream
+      // that replayed events and re-added a forgotten pod worker.
+      c.faults.push({ kind: 'duplicate', from: f.from, to: f.to, probability: f.probability ?? 1, delayUs: f.delay ?? 0, requests: false, startUs: at, ...end(f.for) });
       return `messages ${f.from} → ${f.to} duplicated (p=${f.probability ?? 1}) ${lasting(f.for)}`;
     case 'partition':
       c.checkPattern(f.a, [...path, 'a']);
