@@ -7,8 +7,11 @@
  * ones it allows, which must then actually occur.
  */
 import test from 'ava';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EXIT_OK, main } from '../../src/cli.js';
+import { loadScenarioText } from '../../src/scenario/load.js';
+import { compileScenario } from '../../src/scenario/compile.js';
 import { S, runText } from './helpers.js';
 
 const DIR = 'packages/harness/test/found';
@@ -56,7 +59,6 @@ for (const f of FOUND) {
 
 test("the apiserver traces the UID precondition of the kubelet's final DELETE (what final-delete-own-uid compares), for a DELETE whose reply was lost", async (t) => {
   t.timeout(120_000);
-  const { readFileSync } = await import('node:fs');
   const file = join(DIR, 'checker-final-delete-own-uid-504.yaml');
   const { model } = await runText(file.replace(/\.yaml$/, ''), readFileSync(file, 'utf8'));
   const finals = model.requests.filter((r) => r.verb === 'delete' && r.client.startsWith('kubelet/') && r.gracePeriodSeconds === 0 && r.code < 300);
@@ -70,4 +72,14 @@ test("the apiserver traces the UID precondition of the kubelet's final DELETE (w
   const lost = finals.find((r) => r.name === 'b' && Math.abs(r.t - 47.7842 * S) < 0.001 * S);
   t.truthy(lost);
   t.true(model.finalDeletes.some((f) => f.podUid === lost!.preconditionUid && f.code === 504));
+});
+
+test('expect.invariants.allow: [liveness] needs an explore: section (liveness is judged only there): a file:line error without one', (t) => {
+  const file = join(DIR, 'faithful-force-deleted-kill-error-never-retried.yaml');
+  const text = readFileSync(file, 'utf8');
+  t.notThrows(() => compileScenario(loadScenarioText(file, text)));
+  const without = text.replace(/^explore:\n(?: {2}.*\n)+/m, '');
+  t.false(without.includes('healAfter'));
+  const err = t.throws(() => compileScenario(loadScenarioText(file, without)));
+  t.regex(err.message, /faithful-force-deleted-kill-error-never-retried\.yaml:\d+:\d+: expect\.invariants\.allow\[0\]: liveness is checked only in a scenario with an explore: section/);
 });
