@@ -137,7 +137,7 @@ export async function standingExploration(pool: SeedPool, o: StandingOptions): P
 /** The levels `low`, `medium`, `high`. */
 export const STANDING_LEVELS: readonly number[] = [FAULT_LEVELS.low, FAULT_LEVELS.medium, FAULT_LEVELS.high];
 
-/** Report lines: each unexplained failure with its replay and shrink commands, then the known ones. */
+/** Report lines: each unexplained failure with its replay and shrink commands, then the known ones seen and not seen. */
 export function formatStanding(r: StandingResult): string[] {
   const out: string[] = [];
   const at = (f: StandingFailure) => `${f.file} --faults ${f.level} seed ${f.seed}: ${f.invariant} at ${durationText(Math.round(f.t))}: ${f.message.length > 200 ? `${f.message.slice(0, 200)}…` : f.message}`;
@@ -145,6 +145,7 @@ export function formatStanding(r: StandingResult): string[] {
   const byKnown = new Map<KnownFailure, StandingFailure[]>();
   for (const f of r.failures) if (f.known) byKnown.set(f.known, [...(byKnown.get(f.known) ?? []), f]);
   for (const [k, fs] of byKnown) out.push(`known: ${k.file} ${k.invariant}: ${fs.length} seed${fs.length === 1 ? '' : 's'} (${k.reason})`);
+  for (const k of r.unused) out.push(`known but not seen in this sweep: ${k.file} ${k.invariant}`);
   out.push(`${r.seeds} seeds in ${r.wallSeconds.toFixed(1)}s wall: ${r.failures.length} failing, ${r.unexplained.length} unexplained`);
   return out;
 }
