@@ -46,6 +46,13 @@ export interface DuplicateFault extends Window {
   readonly to: ActorPattern;
   readonly probability: number;
   readonly delayUs?: DurationUs;
+  /**
+   * Whether requests are duplicated too (default true). `false` repeats only messages within a
+   * stream — one-way messages such as watch events, and replies — never a request (scenario
+   * `duplicate` faults: a repeated watch request would open a second stream, a repeated write
+   * would write twice, neither of which a TCP connection does).
+   */
+  readonly requests?: boolean;
 }
 
 /** Drops every message between `a` and `b` (both directions) sent inside the window. */

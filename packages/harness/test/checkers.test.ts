@@ -247,13 +247,55 @@ test('the kubelet grace may grow back to TGPS once a force delete made dgps 0 (c
   r[kp].data!.gracePeriod = 10;
   r[at(r, (x) => x.kind === 'kubelet.killPod' && x.data?.ph === 'E')].data!.gracePeriod = 10;
   const force = { t: 11 * S, actor: 'apiserver', kind: 'api.write', data: { ...r[0].data, event: 'MODIFIED', rv: '30', phase: 'Running', nodeName: 'node-1', deletionTimestamp: ts(10), deletionGracePeriodSeconds: 0 } };
-  const retry = [
-    { t: 12.2 * S, actor: k, kind: 'kubelet.killPod', data: { podUid: 'u1', pod: 'default/p', gracePeriod: 30, ph: 'B', span: 10 } },
-    { t: 12.3 * S, actor: k, kind: 'kubelet.killPod', data: { podUid: 'u1', pod: 'default/p', gracePeriod: 30, ph: 'E', span: 10 } },
+  const retry = (grace: number) => [
+    { t: 12.2 * S, actor: k, kind: 'kubelet.killPod', data: { podUid: 'u1', pod: 'default/p', gracePeriod: grace, terminationGracePeriodSeconds: 30, ph: 'B', span: 10 } },
+    { t: 12.3 * S, actor: k, kind: 'kubelet.killPod', data: { podUid: 'u1', pod: 'default/p', gracePeriod: grace, ph: 'E', span: 10 } },
   ];
-  t.deepEqual(violations([...r, ...retry]), ['grace-only-shrinks-kubelet'], 'growth without a force delete');
+  t.deepEqual(violations([...r, ...retry(30)]), ['grace-only-shrinks-kubelet'], 'growth without a force delete');
   r.splice(at(r, (x) => x.kind === 'api.write' && x.data?.rv === '40'), 0, force);
-  t.deepEqual(violations([...r, ...retry]), []);
+  t.deepEqual(violations([...r, ...retry(30)]), []);
+});
+
+test('after a force delete the kubelet grace grows back to the spec terminationGracePeriodSeconds only, not beyond (issue #25 item 3)', (t) => {
+  // The loose rule allowed any growth once dgps was 0: 10 → 600 passed with a TGPS of 30.
+  const r = good();
+  const k = 'kubelet/node-1';
+  r[at(r, (x) => x.kind === 'kubelet.killPod' && x.data?.ph === 'B')].data!.gracePeriod = 10;
+  r.splice(at(r, (x) => x.kind === 'api.write' && x.data?.rv === '40'), 0, { t: 11 * S, actor: 'apiserver', kind: 'api.write', data: { ...r[0].data, event: 'MODIFIED', rv: '30', phase: 'Running', nodeName: 'node-1', deletionTimestamp: ts(10), deletionGracePeriodSeconds: 0 } });
+  const retry = (grace: number, tgps: number | undefined) => [
+    { t: 12.2 * S, actor: k, kind: 'kubelet.killPod', data: { podUid: 'u1', pod: 'default/p', gracePeriod: grace, ...(tgps !== undefined ? { terminationGracePeriodSeconds: tgps } : {}), ph: 'B', span: 10 } },
+    { t: 12.3 * S, actor: k, kind: 'kubelet.killPod', data: { podUid: 'u1', pod: 'default/p', gracePeriod: grace, ph: 'E', span: 10 } },
+  ];
+  t.deepEqual(violations([...r, ...retry(600, 30)]), ['grace-only-shrinks-kubelet'], '10 → 600 with TGPS 30');
+  t.deepEqual(violations([...r, ...retry(29, 30)]), ['grace-only-shrinks-kubelet'], '10 → 29 with TGPS 30');
+  t.deepEqual(violations([...r, ...retry(600, 600)]), [], '10 → 600 with TGPS 600');
+  // Without a TGPS the kubelet's fallback is the floor, 1: no growth is allowed.
+  t.deepEqual(violations([...r, ...retry(30, undefined)]), ['grace-only-shrinks-kubelet'], 'no TGPS');
+});
+
+test('a StopContainer timeout is checked as the runtime received it, also when the kubelet crashed before StopContainer returned (issue #27 item 2)', (t) => {
+  // checker-no-early-sigkill-crashed-kubelet.yaml: killContainer B says grace 30 (the spec's),
+  // the kubelet passed the override 1 and crashed before the E record; the runtime SIGKILLed 1 s
+  // after SIGTERM, as StopContainer(1) asks.
+  const base = good().filter((x) => x.t < 10.5 * S || x.kind === 'driver.watch');
+  const k = 'kubelet/node-1';
+  const cont = { containerId: 'c1', podUid: 'u1', pod: 'p', namespace: 'default', container: 'app' };
+  const run = (termData: Record<string, unknown>, killAt: number) => [
+    ...base,
+    { t: 10.5 * S, actor: k, kind: 'kubelet.killPod', data: { podUid: 'u1', pod: 'default/p', gracePeriod: 1, terminationGracePeriodSeconds: 30, ph: 'B', span: 3 } },
+    { t: 10.5 * S, actor: k, kind: 'kubelet.killContainer', data: { podUid: 'u1', pod: 'default/p', containerId: 'c1', container: 'app', gracePeriod: 30, ph: 'B', span: 4 } },
+    { t: 10.6 * S, actor: 'runtime/node-1', kind: 'cri.signal', data: { ...cont, signal: 'SIGTERM', ...termData } },
+    { t: 10.7 * S, actor: k, kind: 'engine.crash' },
+    { t: killAt, actor: 'runtime/node-1', kind: 'cri.signal', data: { ...cont, signal: 'SIGKILL' } },
+    { t: killAt, actor: 'runtime/node-1', kind: 'cri.exit', data: { ...cont, exitCode: 137 } },
+  ];
+  t.deepEqual(violations(run({ timeout: 1 }, 11.6 * S)), [], 'SIGKILL exactly 1 s after StopContainer(1)');
+  t.deepEqual(violations(run({ timeout: 1 }, 11.5 * S)), ['no-early-sigkill'], 'SIGKILL 0.9 s after StopContainer(1)');
+  t.deepEqual(violations(run({ timeout: 30 }, 11.6 * S)), ['no-early-sigkill'], 'SIGKILL 1 s after StopContainer(30)');
+  // Without any timeout in the trace (the B record's spec grace is not one), the SIGKILL is unexplained.
+  t.deepEqual(violations(run({}, 11.6 * S)), ['no-early-sigkill'], 'no timeout traced');
+  // A timeout 0 the runtime received is a grace-only-shrinks-kubelet violation, even without an E record.
+  t.deepEqual(violations(run({ timeout: 0.5 }, 11.6 * S)), ['grace-only-shrinks-kubelet'], 'StopContainer(0.5)');
 });
 
 test('watch expectations compare (alias, READY, STATUS) rows exactly, or per pod', (t) => {
@@ -266,4 +308,34 @@ test('watch expectations compare (alias, READY, STATUS) rows exactly, or per pod
   t.regex(bad.actual, /row 2: expected "old 0\/1 Terminating", got "old 1\/1 Terminating"/);
   const [ordered] = evaluateExpectations(m, { pods: ['old'], watch: { match: 'ordered', pod: 'old', rows: ['old 1/1 Terminating'] } }, {});
   t.true(ordered.ok, ordered.actual);
+});
+
+test("final-delete-own-uid matches the kubelet's DELETE by its UID precondition, not by the next record for a pod of the same name (issue #27 item 3)", (t) => {
+  // checker-final-delete-own-uid-crash.yaml: the kubelet's DELETE (precondition u1) removes u1,
+  // the kubelet crashes before the reply, and a later pod p (u2) is deleted by its restarted
+  // kubelet: the old checker took u2's finalDelete record as what the first DELETE meant.
+  const r = good();
+  const k = 'kubelet/node-1';
+  const req = r[at(r, (x) => x.kind === 'api.request' && x.data?.client === k)];
+  req.data!.preconditionUid = 'u1';
+  r.splice(at(r, (x) => x.kind === 'kubelet.finalDelete'), 1, { t: 14.1 * S, actor: k, kind: 'engine.crash' }, { t: 16 * S, actor: k, kind: 'engine.restart' });
+  const u2 = { resource: 'pods', namespace: 'default', name: 'p', uid: 'u2', nodeName: 'node-1', phase: 'Pending' };
+  const later = [
+    { t: 20 * S, actor: 'apiserver', kind: 'api.write', data: { ...u2, event: 'ADDED', rv: '50' } },
+    { t: 30 * S, actor: 'apiserver', kind: 'api.write', data: { ...u2, event: 'MODIFIED', rv: '60', deletionTimestamp: ts(30), deletionGracePeriodSeconds: 0 } },
+    { t: 30 * S, actor: 'apiserver', kind: 'api.write', data: { ...u2, event: 'DELETED', rv: '61', deletionTimestamp: ts(30), deletionGracePeriodSeconds: 0 } },
+    { t: 30 * S, actor: 'apiserver', kind: 'api.request', data: { verb: 'delete', resource: 'pods', namespace: 'default', name: 'p', code: 200, client: k, gracePeriodSeconds: 0, preconditionUid: 'u2' } },
+    { t: 30.1 * S, actor: k, kind: 'kubelet.finalDelete', data: { podUid: 'u2', pod: 'default/p', namespace: 'default', code: 200 } },
+  ];
+  t.deepEqual(violations([...r, ...later]).filter((v) => v === 'final-delete-own-uid'), []);
+  // A reply lost to a 504: the kubelet's record of it names u1 and is skipped no more.
+  const lost = structuredClone(r).filter((x) => x.kind !== 'engine.crash' && x.kind !== 'engine.restart');
+  lost.push({ t: 74 * S, actor: k, kind: 'kubelet.finalDelete', data: { podUid: 'u1', pod: 'default/p', namespace: 'default', code: 504 } });
+  t.deepEqual(violations([...lost, ...later]).filter((v) => v === 'final-delete-own-uid'), []);
+  // Without the precondition in the trace the crash case is still clean: a later incarnation's record is for a later request.
+  delete req.data!.preconditionUid;
+  t.deepEqual(violations([...r, ...later]).filter((v) => v === 'final-delete-own-uid'), []);
+  // A DELETE whose UID precondition names another pod than the one removed is a violation, with or without any kubelet record.
+  req.data!.preconditionUid = 'u0';
+  t.deepEqual(violations([...r, ...later]).filter((v) => v === 'final-delete-own-uid'), ['final-delete-own-uid']);
 });

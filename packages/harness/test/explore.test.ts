@@ -213,7 +213,7 @@ test('explore lists failing seeds by first violated invariant with their replay 
   t.is(r.out.at(-1), 'FAIL');
 });
 
-test('replay judges expect: like run when the scenario draws no faults, and says what it judged when it does', async (t) => {
+test('replay judges expect: like run when the scenario draws no faults (no explore: section, --faults none), and says what it judged when it does', async (t) => {
   const scenario = (explore: string) => `kind: Scenario
 cluster: { nodes: [{ name: node-1 }] }
 steps:
@@ -236,7 +236,7 @@ spec:
   writeFileSync(plain, scenario(''));
   const run = await cli(['run', plain, '--seed', '3', '--quiet']);
   t.is(run.code, 1);
-  const replay = await cli(['replay', plain, '--seed', '3']);
+  const replay = await cli(['replay', plain, '--seed', '3', '--faults', 'none']);
   t.is(replay.code, 1, replay.out.join('\n'));
   const text = replay.out.join('\n');
   t.notRegex(text, /PASS/);

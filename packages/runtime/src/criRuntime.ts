@@ -115,6 +115,8 @@ interface SandboxRec {
 interface StopWaiter<T> {
   readonly pending: Pending<T>;
   killTimer: TimerId | undefined;
+  /** The StopContainer timeout (s) whose deadline the kill timer is. */
+  readonly timeout: number;
 }
 
 interface ExecRec<T> {
@@ -329,7 +331,7 @@ export class CriRuntime<T> {
         // The StopContainer deadline passed with the process still running (its exit would
         // have cancelled this timer): SIGKILL, as containerd does after waitContainerStop.
         t.w.killTimer = undefined;
-        return this.signal(t.c, 'SIGKILL');
+        return this.signal(t.c, 'SIGKILL', t.w.timeout);
       case 'execEnd':
         t.e.endTimer = undefined;
         return this.endExec(t.e, false);
@@ -547,15 +549,15 @@ export class CriRuntime<T> {
     if (req.timeout > 0) {
       // SIGTERM first: a handler's exit timer is then ordered before the kill timer, so a process
       // exiting exactly at the deadline exits with its own code.
-      this.signal(c, 'SIGTERM');
+      this.signal(c, 'SIGTERM', req.timeout);
       if (c.state === RUNNING) {
-        const w: StopWaiter<T> = { pending: p, killTimer: undefined };
+        const w: StopWaiter<T> = { pending: p, killTimer: undefined, timeout: req.timeout };
         w.killTimer = this.h.setTimer(seconds(req.timeout), { k: 'kill', c, w } satisfies RuntimeTimer<T>);
         c.stops.add(w);
         return;
       }
     } else {
-      this.signal(c, 'SIGKILL');
+      this.signal(c, 'SIGKILL', req.timeout);
     }
     this.finish(p, { type: 'StopContainerResult' });
   }
@@ -623,9 +625,14 @@ export class CriRuntime<T> {
 
   // ---- simulated processes ----------------------------------------------------------------
 
-  /** Delivers a signal to a running container's process and applies its behaviour. */
-  private signal(c: ContainerRec<T>, sig: 'SIGTERM' | 'SIGKILL'): void {
-    this.traceProc('cri.signal', c, sig, { signal: sig });
+  /**
+   * Delivers a signal to a running container's process and applies its behaviour. `timeout` is
+   * the StopContainer timeout (s) that sent it, traced in `cri.signal` data (never in the
+   * digested message) so the `no-early-sigkill` checker reads the timeout the runtime actually
+   * received — a kubelet that crashed before StopContainer returned never writes its own.
+   */
+  private signal(c: ContainerRec<T>, sig: 'SIGTERM' | 'SIGKILL', timeout?: number): void {
+    this.traceProc('cri.signal', c, sig, timeout === undefined ? { signal: sig } : { signal: sig, timeout });
     if (sig === 'SIGKILL') return this.exit(c, EXIT_SIGKILL, 'SIGKILL');
     c.termSignalledAt ??= this.h.now;
     const on = c.behavior.onSigterm;

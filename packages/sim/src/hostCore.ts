@@ -608,9 +608,13 @@ export class HostCore {
       at += l.rng.int(l.jitterUs + 1);
     }
     let duplicateDelay = -1;
+    const isRequest = r !== undefined;
     for (const fi of l.faults) {
       const f = this.faults[fi] as Exclude<Fault, { kind: 'crash' }>;
       if (this.now < f.startUs || (f.endUs !== undefined && this.now >= f.endUs)) continue;
+      // A duplicate fault with `requests: false` repeats messages within a stream only (watch
+      // events, replies): a repeated request would open a second watch or repeat a write.
+      if (f.kind === 'duplicate' && isRequest && f.requests === false) continue;
       if (f.kind === 'delay') at += f.delayUs;
       else if (f.kind === 'partition') {
         // An incarnation that started inside the partition never had a connection: with

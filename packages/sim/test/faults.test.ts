@@ -106,6 +106,20 @@ test('duplicate delivers each message sent inside its window twice, the copy del
   t.is(replies(tr).length, 10);
 });
 
+test('duplicate with requests: false repeats messages within a stream (one-way messages, replies), never a request (issue #27 item 7)', async (t) => {
+  // a → b carries only requests (pings): nothing is repeated, b answers each ping once.
+  const req = runLocal(pingPong(1, [{ kind: 'duplicate', from: 'a', to: 'b', probability: 1, delayUs: 200, requests: false, ...WINDOW }])).traces;
+  t.deepEqual(received(req), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+  t.is(kinds(req, 'fault.duplicate').length, 0);
+  t.is(runLocal(pingPong(1, [{ kind: 'duplicate', from: 'a', to: 'b', probability: 1, delayUs: 200, requests: false, ...WINDOW }])).digest, runLocal(pingPong(1)).digest);
+  // b → a carries replies and Ticks: both are repeated.
+  const tr = await both(t, [{ kind: 'duplicate', from: 'b', to: 'a', probability: 1, delayUs: 200, requests: false, ...WINDOW }]);
+  const dup = kinds(tr, 'fault.duplicate').map((r) => r.msg);
+  t.true(dup.some((m) => /Tick/.test(m)), dup.join('\n'));
+  t.true(dup.some((m) => /Pong/.test(m)), dup.join('\n'));
+  t.is(replies(tr).length, 10);
+});
+
 test('partition drops both directions between a and b inside its window', async (t) => {
   const tr = await both(t, [{ kind: 'partition', a: 'a', b: 'b', ...WINDOW }]);
   t.deepEqual(received(tr), [1, 2, 5, 6, 7, 8, 9, 10]);

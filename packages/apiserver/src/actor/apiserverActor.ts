@@ -103,6 +103,9 @@ export function createActor(_id: string, config: unknown): Actor {
       };
       if (r.subresource) data.subresource = r.subresource;
       if (req.type === 'ApiDelete' && req.options?.gracePeriodSeconds !== undefined) data.gracePeriodSeconds = req.options.gracePeriodSeconds;
+      // The UID precondition names the object the client meant (the kubelet's final DELETE): the
+      // final-delete-own-uid checker matches on it, as the reply may never reach the client.
+      if (req.type === 'ApiDelete' && req.options?.preconditions?.uid !== undefined) data.preconditionUid = req.options.preconditions.uid;
       // An eviction is a delete with the Eviction's deleteOptions (kubectl drain --grace-period).
       const evictionGrace = req.type === 'ApiCreate' && r.subresource === 'eviction' ? (req.object as { deleteOptions?: { gracePeriodSeconds?: number } }).deleteOptions?.gracePeriodSeconds : undefined;
       if (evictionGrace !== undefined) data.gracePeriodSeconds = evictionGrace;

@@ -59,6 +59,18 @@ function groupBy<T>(items: readonly T[], key: (t: T) => string): Map<string, T[]
   return m;
 }
 
+/**
+ * The UID a kubelet's final DELETE without a UID precondition was meant for (the planted
+ * `skipUidPrecondition` bug): its `kubelet.finalDelete` record, written when the reply arrived
+ * (any code: a 504 still names it), the first of that pod name after the removal by the same
+ * kubelet incarnation — a kubelet that crashed before the reply never writes one, and a later
+ * incarnation's record is for a later request. Undefined when no such record exists.
+ */
+function meantWithoutPrecondition(m: TraceModel, client: string, d: ApiWrite): string | undefined {
+  const inc = m.incarnationAt(client, d.t);
+  return (m.index.finalDeletesByActor.get(client) ?? []).find((f) => f.t >= d.t && f.pod === `${d.namespace}/${d.name}` && m.incarnationAt(client, f.t) === inc)?.podUid;
+}
+
 export const INVARIANTS: readonly Invariant[] = [
   {
     id: 'no-removal-while-running',
@@ -182,7 +194,7 @@ export const INVARIANTS: readonly Invariant[] = [
   {
     id: 'grace-only-shrinks-kubelet',
     spec: '§14.4',
-    title: 'per pod worker the kill grace never grows (except back to TGPS after a force delete) and the grace passed to the runtime is ≥ 1',
+    title: 'per pod worker the kill grace never grows (except back to max(TGPS, 1) after a force delete) and the grace passed to the runtime is ≥ 1',
     check(m) {
       const out: Violation[] = [];
       const groups = groupBy(m.spansOf('kubelet.killPod'), (s) => `${s.actor}|${s.incarnation}|${s.podUid}`);
@@ -192,14 +204,22 @@ export const INVARIANTS: readonly Invariant[] = [
           const gp = s.data.gracePeriod;
           if (typeof gp !== 'number') continue;
           if (gp < 1) out.push({ invariant: this.id, t: s.begin, message: `${s.actor} killPod(${String(s.data.pod)}) with grace ${gp} < 1` });
-          // calculateEffectiveGracePeriod (pod_workers.go) takes deletionGracePeriodSeconds 0 (a
-          // force delete) as the smallest value, then treats 0 as unset and falls back to spec
-          // terminationGracePeriodSeconds: after `--grace-period=10` and then `--force` the grace
-          // grows back to TGPS (spec §5.2, §14.19). The trace has no TGPS, so growth is allowed
-          // once the API object had dgps 0.
+          // calculateEffectiveGracePeriod (pod_workers.go, v1.22.8) takes deletionGracePeriodSeconds
+          // 0 (a force delete) as the smallest value, then treats 0 as unset and falls back to spec
+          // terminationGracePeriodSeconds (floor 1): after `--grace-period=10` and then `--force`
+          // the grace grows back to TGPS (spec §5.2, §14.19) — to exactly max(TGPS, 1), which the
+          // killPod B record carries (no TGPS: the kubelet's fallback is the floor, 1).
           const writes = m.podWrites.get(s.podUid) ?? [];
           const lastDgps = writes.filter((w) => w.t <= s.begin && w.deletionGracePeriodSeconds !== undefined).at(-1)?.deletionGracePeriodSeconds;
-          if (g !== undefined && gp > g && lastDgps !== 0) out.push({ invariant: this.id, t: s.begin, message: `${s.actor} killPod(${String(s.data.pod)}) grace grew from ${g} to ${gp}` });
+          const tgps = typeof s.data.terminationGracePeriodSeconds === 'number' ? s.data.terminationGracePeriodSeconds : 0;
+          const backToSpec = lastDgps === 0 && gp === Math.max(tgps, 1);
+          if (g !== undefined && gp > g && !backToSpec) {
+            out.push({
+              invariant: this.id,
+              t: s.begin,
+              message: `${s.actor} killPod(${String(s.data.pod)}) grace grew from ${g} to ${gp}${lastDgps === 0 ? ` (after a force delete it may grow back to terminationGracePeriodSeconds ${Math.max(tgps, 1)} only)` : ''}`,
+            });
+          }
           g = gp;
         }
       }
@@ -207,6 +227,14 @@ export const INVARIANTS: readonly Invariant[] = [
         const timeout = s.endData?.gracePeriod;
         if (typeof timeout === 'number' && timeout < 1) {
           out.push({ invariant: this.id, t: s.begin, message: `${s.actor} called StopContainer(${String(s.data.container)}) of ${String(s.data.pod)} with timeout ${timeout} < 1` });
+        }
+      }
+      // What the runtime received, also when the kubelet crashed before StopContainer returned.
+      for (const p of m.processes) {
+        for (const sig of p.signals) {
+          if (sig.timeout !== undefined && sig.timeout < 1) {
+            out.push({ invariant: this.id, t: sig.t, message: `${p.runtime} received StopContainer(${p.containerId}) of ${p.pod}/${p.container} with timeout ${sig.timeout} < 1` });
+          }
         }
       }
       for (const c of m.criCalls) {
@@ -249,16 +277,29 @@ export const INVARIANTS: readonly Invariant[] = [
       for (const p of m.processes) {
         for (const sig of p.signals) {
           if (sig.signal !== 'SIGKILL') continue;
-          // StopContainer timeouts: the kubelet's killContainer spans (E carries the timeout it
-          // passed), and the runtime's cri.call records when they are collected.
-          const spans = (m.index.killContainerSpans.get(p.containerId) ?? []).filter((s) => s.begin <= sig.t);
-          const timeouts = [
-            ...spans.map((s) => s.endData?.gracePeriod ?? s.data.gracePeriod),
-            ...(m.index.criCallsByContainer.get(p.containerId) ?? []).filter((c) => c.call === 'StopContainer' && c.t <= sig.t).map((c) => c.timeout),
-          ].filter((x): x is number => typeof x === 'number');
           const term = p.signals.find((x) => x.signal === 'SIGTERM' && x.t <= sig.t)?.t;
-          if (timeouts.includes(0)) continue;
-          if (term !== undefined && timeouts.length > 0 && sig.t >= term + Math.min(...timeouts) * US_PER_SECOND) continue;
+          // The runtime traces the StopContainer timeout it received on the signal it sent
+          // (containerd stopContainer: SIGTERM, then SIGKILL once that timeout has passed; SIGKILL
+          // at once for a timeout ≤ 0). Each StopContainer sets its own deadline from its own SIGTERM.
+          const received = p.signals.filter((x) => x.signal === 'SIGTERM' && x.t <= sig.t && x.timeout !== undefined);
+          let timeouts: number[];
+          if (sig.timeout !== undefined && sig.timeout <= 0) continue;
+          if (received.length > 0) {
+            if (received.some((x) => sig.t >= x.t + Math.round(x.timeout! * US_PER_SECOND))) continue;
+            timeouts = received.map((x) => x.timeout!);
+          } else {
+            // Traces without runtime timeouts: what the kubelet says it passed — the E record of a
+            // killContainer span (a span whose kubelet crashed before StopContainer returned has
+            // none; its B record's grace is the spec's, not what was sent) — and the runtime's
+            // cri.call records when they are collected, measured from the first SIGTERM.
+            const spans = (m.index.killContainerSpans.get(p.containerId) ?? []).filter((s) => s.begin <= sig.t);
+            timeouts = [
+              ...spans.map((s) => s.endData?.gracePeriod),
+              ...(m.index.criCallsByContainer.get(p.containerId) ?? []).filter((c) => c.call === 'StopContainer' && c.t <= sig.t).map((c) => c.timeout),
+            ].filter((x): x is number => typeof x === 'number');
+            if (timeouts.includes(0)) continue;
+            if (term !== undefined && timeouts.length > 0 && sig.t >= term + Math.min(...timeouts) * US_PER_SECOND) continue;
+          }
           // StopPodSandbox / RemovePodSandbox SIGKILL what still runs: inside killPod, after every container kill returned.
           const node = p.runtime.replace(/^runtime\//, 'kubelet/');
           // Only the kubelet incarnation running at the SIGKILL counts: a crashed one's spans never end.
@@ -506,13 +547,14 @@ export const INVARIANTS: readonly Invariant[] = [
         for (const d of writes.filter((w) => w.event === 'DELETED')) {
           const cause = causeOf(m, d);
           if (!cause || !cause.client.startsWith('kubelet/') || cause.gracePeriodSeconds !== 0) continue;
-          // The kubelet writes its finalDelete record (with the UID it meant) when the reply arrives.
-          const meant = (m.index.finalDeletesByActor.get(cause.client) ?? []).find((f) => f.t >= d.t && f.pod === `${d.namespace}/${d.name}` && f.code !== undefined && f.code < 300);
-          if (meant && meant.podUid !== d.uid) {
+          // The apiserver traces the UID precondition the DELETE carried: the pod the kubelet
+          // meant, whether or not the reply ever reached it (a crashed kubelet, a 504).
+          const meant = cause.preconditionUid ?? meantWithoutPrecondition(m, cause.client, d);
+          if (meant !== undefined && meant !== d.uid) {
             out.push({
               invariant: this.id,
               t: d.t,
-              message: `${cause.client}'s final DELETE for ${d.namespace}/${d.name} (uid ${meant.podUid}) removed the pod recreated under that name (uid ${d.uid})`,
+              message: `${cause.client}'s final DELETE for ${d.namespace}/${d.name} (uid ${meant}${cause.preconditionUid !== undefined ? ', its UID precondition' : ''}) removed the pod recreated under that name (uid ${d.uid})`,
             });
           }
         }

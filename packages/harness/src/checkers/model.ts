@@ -34,6 +34,8 @@ export interface ApiRequest {
   readonly code: number;
   readonly client: string;
   readonly gracePeriodSeconds?: number;
+  /** A DELETE's `preconditions.uid`: the UID the client meant. */
+  readonly preconditionUid?: string;
   /** `eviction` for a POST of pods/{name}/eviction, … */
   readonly subresource?: string;
 }
@@ -51,7 +53,8 @@ export interface ProcessLife {
   exitedAt?: number;
   exitCode?: number;
   reason?: string;
-  readonly signals: Array<{ t: number; signal: string }>;
+  /** Signals delivered; `timeout` is the StopContainer timeout (s) that sent it, when the runtime traced one. */
+  readonly signals: Array<{ t: number; signal: string; timeout?: number }>;
 }
 
 export interface Span {
@@ -192,6 +195,7 @@ export class TraceModel {
             code,
             client: str(d.client) ?? '',
             gracePeriodSeconds: num(d.gracePeriodSeconds),
+            ...(d.preconditionUid !== undefined ? { preconditionUid: str(d.preconditionUid) } : {}),
             ...(d.subresource !== undefined ? { subresource: str(d.subresource) } : {}),
           });
           break;
@@ -226,7 +230,11 @@ export class TraceModel {
         }
         case 'cri.signal': {
           const p = this.processById.get(str(d.containerId) ?? '');
-          if (p && p.exitedAt === undefined) p.signals.push({ t: r.t, signal: S.of(normalizeSignal(str(d.signal))) ?? '' });
+          if (p && p.exitedAt === undefined) {
+            const timeout = num(d.timeout);
+            const signal = S.of(normalizeSignal(str(d.signal))) ?? '';
+            p.signals.push(timeout === undefined ? { t: r.t, signal } : { t: r.t, signal, timeout });
+          }
           break;
         }
         case 'cri.exit': {

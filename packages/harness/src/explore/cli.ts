@@ -13,7 +13,9 @@ import { SingleBar } from 'cli-progress';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { EngineKind } from '../engine.js';
 import { TraceModel } from '../checkers/model.js';
-import { loadScenario } from '../scenario/load.js';
+import { loadScenario, type LoadedScenario } from '../scenario/load.js';
+import type { ExploreSpec } from '../scenario/schema.js';
+import { describeDefaultExplore, exploreReady } from './defaultExplore.js';
 import { compileScenario } from '../scenario/compile.js';
 import { formatIssue } from '../scenario/source.js';
 import { describeFault, durationText } from '../scenario/scheduled.js';
@@ -150,7 +152,7 @@ export function registerExploreCommands(program: Command, io: ExploreIo, done: (
   program
     .command('explore')
     .description("run a scenario once per seed with the faults each seed draws from the scenario's explore section; list the failing seeds")
-    .argument('<file>', 'scenario file (YAML) with an explore: section')
+    .argument('<file>', 'scenario file (YAML); without an explore: section a default one is used (faults within the span of its steps)')
     .option('--seeds <a..b>', 'seeds to run, inclusive (default 1..100)', parseSeedRange)
     .option('--count <n>', `run seeds 1..n (n ≤ ${MAX_EXPLORE_SEEDS})`, seedCount)
     .option('--workers <w>', `parallel simulations (default: the number of cores; never more than the seeds; at most ${MAX_WORKERS})`, workerCount)
@@ -162,10 +164,12 @@ export function registerExploreCommands(program: Command, io: ExploreIo, done: (
         io.err('podsim explore: give --seeds or --count, not both');
         return done(2);
       }
-      const sc = loadScenario(file);
-      const plan = compileScenario(sc);
+      const plain = loadScenario(file);
+      const plan = compileScenario(plain);
       for (const w of plan.warnings) io.err(formatIssue(w));
-      if (!sc.doc.explore) io.err(`${file}: warning: no explore: section, so every seed runs without faults (and without the liveness check)`);
+      const { defaulted } = await exploreReady(plain, o.faults);
+      if (defaulted) io.err(describeDefaultExplore(file, defaulted, sec));
+      else if (!plain.doc.explore) io.err(`${file}: warning: no explore: section and --faults none, so every seed runs without faults (and without the liveness check)`);
       const [a, b] = o.seeds ?? [1, o.count ?? 100];
       const seeds = Array.from({ length: b - a + 1 }, (_, i) => a + i);
       // More threads than seeds would only idle (and --workers 100000 started 100000 of them).
@@ -173,7 +177,7 @@ export function registerExploreCommands(program: Command, io: ExploreIo, done: (
       io.out(`explore ${file}: seeds ${a}..${b}, faults level ${o.faults}, ${pool.workers} worker${pool.workers === 1 ? '' : 's'}`);
       const bar = progress(seeds.length, o.progress && process.stderr.isTTY === true);
       try {
-        const s = await explore(pool, { file, seeds, level: o.faults, onSeed: (_r, n, f) => bar.update(n, f) });
+        const s = await explore(pool, { file, seeds, level: o.faults, ...(defaulted ? { explore: defaulted } : {}), onSeed: (_r, n, f) => bar.update(n, f) });
         bar.stop();
         // The summary goes to stdout once the bar (on stderr) is cleared.
         for (const l of formatExploreSummary(s)) io.out(l);
@@ -197,14 +201,16 @@ export function registerExploreCommands(program: Command, io: ExploreIo, done: (
     .option('--json <out>', 'write the seed result as JSON to this file')
     .addOption(new Option('--engine <kind>', 'threads (worker threads) or local (one thread, no workers)').choices(['threads', 'local']).default('local'))
     .action(async (file: string, o: { seed: number; faults: number; trace?: string; shrink?: boolean; out?: string; workers?: number; json?: string; engine: EngineKind }) => {
-      const sc = loadScenario(file);
-      const plan = compileScenario(sc);
+      const plain = loadScenario(file);
+      const plan = compileScenario(plain);
       for (const w of plan.warnings) io.err(formatIssue(w));
+      const { sc, defaulted } = await exploreReady(plain, o.faults);
+      if (defaulted) io.err(describeDefaultExplore(file, defaulted, sec));
       const drawn = drawnFaults(sc, o.seed, o.faults);
       io.out(`seed ${o.seed} (faults level ${o.faults}) ${file}`);
       io.out(`faults drawn: ${drawn.length}`);
       for (const f of drawn) io.out(`  ${sec(f.atUs).padStart(14)}  ${f.id}  ${describeFault(f.fault)}`);
-      const r = await runSeed({ file, seed: o.seed, level: o.faults, traces: true, engine: o.engine, expectations: true });
+      const r = await runSeed({ file, seed: o.seed, level: o.faults, traces: true, engine: o.engine, expectations: true, ...(defaulted ? { explore: defaulted } : {}) });
       if (r.error) {
         io.err(r.error);
         return done(2);
@@ -227,21 +233,21 @@ export function registerExploreCommands(program: Command, io: ExploreIo, done: (
       let code = ok ? 0 : 1;
       // Shrinking looks for a smaller run that violates the same invariant.
       if (o.shrink && r.ok) io.out('shrink: every invariant held, nothing to shrink');
-      else if (o.shrink) code = await shrink(file, o, io, code);
+      else if (o.shrink) code = await shrink(sc, defaulted, o, io, code);
       done(code);
     });
 }
 
-async function shrink(file: string, o: { seed: number; faults: number; out?: string; workers?: number }, io: ExploreIo, code: number): Promise<number> {
+async function shrink(sc: LoadedScenario, defaulted: ExploreSpec | undefined, o: { seed: number; faults: number; out?: string; workers?: number }, io: ExploreIo, code: number): Promise<number> {
   if (code === 0) {
     io.out('shrink: the seed passes, nothing to shrink');
     return code;
   }
-  const sc = loadScenario(file);
+  const file = sc.file;
   const pool = new SeedPool(o.workers);
   try {
     io.out('');
-    const s = await shrinkSeed(pool, sc, o.seed, o.faults, (what) => io.out(`${what} (ddmin on ${pool.workers} worker${pool.workers === 1 ? '' : 's'}) …`));
+    const s = await shrinkSeed(pool, sc, o.seed, o.faults, (what) => io.out(`${what} (ddmin on ${pool.workers} worker${pool.workers === 1 ? '' : 's'}) …`), defaulted);
     if ('passes' in s) {
       io.out('shrink: the seed passes, nothing to shrink');
       return 0;

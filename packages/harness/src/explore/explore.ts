@@ -6,11 +6,14 @@
  */
 import type { SeedPool } from './pool.js';
 import type { SeedResult } from './runSeed.js';
+import type { ExploreSpec } from '../scenario/schema.js';
 
 export interface ExploreOptions {
   readonly file: string;
   readonly seeds: readonly number[];
   readonly level: number;
+  /** The default explore section of a file without one (explore/defaultExplore.ts). */
+  readonly explore?: ExploreSpec;
   /** Called after every finished seed (progress bar). */
   readonly onSeed?: (r: SeedResult, done: number, failures: number) => void;
 }
@@ -46,7 +49,7 @@ export async function explore(pool: SeedPool, o: ExploreOptions): Promise<Explor
   let failures = 0;
   const results = await Promise.all(
     o.seeds.map(async (seed) => {
-      const r = await pool.run({ file: o.file, seed, level: o.level });
+      const r = await pool.run({ file: o.file, seed, level: o.level, ...(o.explore ? { explore: o.explore } : {}) });
       done++;
       if (!r.ok) failures++;
       o.onSeed?.(r, done, failures);

@@ -15,7 +15,9 @@ import { loadScenario, type LoadedScenario } from '../scenario/load.js';
 import { describeFault, type ScheduledFault } from '../scenario/scheduled.js';
 import { ScenarioError, formatIssue } from '../scenario/source.js';
 import type { Violation } from '../checkers/invariants.js';
+import type { ExploreSpec } from '../scenario/schema.js';
 import { drawFaults, type ExploreTargets } from './draw.js';
+import { withExplore } from './defaultExplore.js';
 
 /** One seed to run. */
 export interface SeedTask {
@@ -35,6 +37,11 @@ export interface SeedTask {
    * scenario without `explore:`, which draws no faults); ignored when the scenario explores.
    */
   readonly expectations?: boolean;
+  /**
+   * The explore section to use when the file has none (the default one, which the caller
+   * computed once: explore/defaultExplore.ts); ignored when the file has its own.
+   */
+  readonly explore?: ExploreSpec;
 }
 
 /** The steps and expectations of a seed judged as `podsim run` judges them. */
@@ -127,6 +134,7 @@ export async function runSeed(task: SeedTask): Promise<SeedResult> {
     sc = loadScenario(task.file);
     loaded.set(task.file, sc);
   }
+  if (task.explore && !sc.doc.explore) sc = withExplore(sc, task.explore);
   let plan: RunPlan;
   try {
     plan = seedPlan(sc, task);

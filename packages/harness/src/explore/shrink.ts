@@ -12,7 +12,8 @@ import { parseAllDocuments, stringify } from 'yaml';
 import type { LoadedScenario } from '../scenario/load.js';
 import { durationText, scheduledFaultToYaml, type ScheduledFault } from '../scenario/scheduled.js';
 import type { SeedPool } from './pool.js';
-import type { SeedResult } from './runSeed.js';
+import type { SeedResult, SeedTask } from './runSeed.js';
+import type { ExploreSpec } from '../scenario/schema.js';
 
 /**
  * ddmin: a smallest-found subset of `items` for which `fails` holds (1-minimal: removing any one
@@ -74,9 +75,17 @@ export interface ShrinkResult {
 }
 
 /** Shrinks a failing seed's faults, then its steps, keeping the first violated invariant violated. */
-export async function shrinkSeed(pool: SeedPool, sc: LoadedScenario, seed: number, level: number, onRound?: (what: string) => void): Promise<ShrinkResult | { seed: number; passes: true }> {
+export async function shrinkSeed(
+  pool: SeedPool,
+  sc: LoadedScenario,
+  seed: number,
+  level: number,
+  onRound?: (what: string) => void,
+  defaulted?: ExploreSpec,
+): Promise<ShrinkResult | { seed: number; passes: true }> {
   const file = sc.file;
-  const original = await pool.run({ file, seed, level });
+  const run = (task: Omit<SeedTask, 'file' | 'seed' | 'level' | 'explore'>) => pool.run({ file, seed, level, ...task, ...(defaulted ? { explore: defaulted } : {}) });
+  const original = await run({});
   if (original.ok || !original.first) return { seed, passes: true };
   const invariant = original.first.invariant;
   const still = (r: SeedResult) => r.error === undefined && r.violated.includes(invariant);
@@ -84,16 +93,16 @@ export async function shrinkSeed(pool: SeedPool, sc: LoadedScenario, seed: numbe
   let t0 = performance.now();
   const ids = original.faults.map((f) => f.id);
   onRound?.(`shrinking ${ids.length} fault${ids.length === 1 ? '' : 's'}`);
-  const f = await ddmin(ids, async (keep) => still(await pool.run({ file, seed, level, keepFaults: keep })));
+  const f = await ddmin(ids, async (keep) => still(await run({ keepFaults: keep })));
   const faultSeconds = (performance.now() - t0) / 1000;
 
   t0 = performance.now();
   const indices = sc.steps.map((_, i) => i);
   onRound?.(`shrinking ${indices.length} step${indices.length === 1 ? '' : 's'}`);
-  const s = await ddmin(indices, async (keep) => still(await pool.run({ file, seed, level, keepFaults: f.result, keepSteps: keep })));
+  const s = await ddmin(indices, async (keep) => still(await run({ keepFaults: f.result, keepSteps: keep })));
   const stepSeconds = (performance.now() - t0) / 1000;
 
-  const minimal = await pool.run({ file, seed, level, keepFaults: f.result, keepSteps: s.result });
+  const minimal = await run({ keepFaults: f.result, keepSteps: s.result });
   return {
     seed,
     invariant,
@@ -134,6 +143,12 @@ export function shrunkScenarioText(sc: LoadedScenario, o: { seed: number; invari
   });
   doc.faults = [...((raw.faults as unknown[] | undefined) ?? []), ...o.faults.map(scheduledFaultToYaml)];
   if (raw.explore) doc.explore = { ...(raw.explore as Record<string, unknown>), faults: [] };
+  else if (sc.doc.explore) {
+    // The default explore section (the file had none): written out, so that the shrunk file keeps
+    // its healing phase and liveness budget and runs exactly as the minimal run did.
+    const ex = sc.doc.explore;
+    doc.explore = { window: ex.window.map(durationText), healAfter: durationText(ex.healAfter), livenessBudget: durationText(ex.livenessBudget), faults: [] };
+  }
   delete doc.expect;
   if (Array.isArray(raw.manifestFiles)) {
     doc.manifestFiles = (raw.manifestFiles as string[]).map((m) => {

@@ -19,6 +19,7 @@ import type { ExpectSpec, FaultSpec, KubeletSettings } from './schema.js';
 import { ScenarioError, type ScenarioIssue } from './source.js';
 import { loadScheduledFaults, type ScheduledFault } from './scheduled.js';
 import { UNREALISTIC_EXPLORE_KINDS, checkExplore } from '../explore/draw.js';
+import { LIVENESS } from '../explore/liveness.js';
 
 /** One actor of the run: its id, the module that exports `createActor`, and its config. */
 export interface ActorPlan {
@@ -607,7 +608,9 @@ function wireFault(f: FaultSpec, at: number, path: (string | number)[], c: Fault
     case 'duplicate':
       c.checkPattern(f.from, [...path, 'from']);
       c.checkPattern(f.to, [...path, 'to']);
-      c.faults.push({ kind: 'duplicate', from: f.from, to: f.to, probability: f.probability ?? 1, delayUs: f.delay ?? 0, startUs: at, ...end(f.for) });
+      // Within streams only (issue #27 item 7): a duplicated watch request opened a second stream
+      // that replayed events and re-added a forgotten pod worker.
+      c.faults.push({ kind: 'duplicate', from: f.from, to: f.to, probability: f.probability ?? 1, delayUs: f.delay ?? 0, requests: false, startUs: at, ...end(f.for) });
       return `messages ${f.from} → ${f.to} duplicated (p=${f.probability ?? 1}) ${lasting(f.for)}`;
     case 'partition':
       c.checkPattern(f.a, [...path, 'a']);
@@ -678,8 +681,13 @@ function checkExpect(e: ExpectSpec, sc: LoadedScenario, stepIds: Record<string, 
   if (e.counts && Object.keys(e.counts).length === 0) issues.push(src.issue(['expect', 'counts'], 'give at least one of maxPods, podsAtEnd, runningAtEnd'));
   e.signals?.forEach((x, i) => known(x.pod, ['expect', 'signals', i, 'pod']));
   if (e.invariants !== undefined && e.invariants !== 'clean') {
+    // `liveness` (explore/liveness.ts) is judged only in a scenario with an explore: section.
+    const ids = [...INVARIANT_IDS, LIVENESS];
     e.invariants.allow.forEach((id, i) => {
-      if (!INVARIANT_IDS.includes(id)) issues.push(src.issue(['expect', 'invariants', 'allow', i], `unknown invariant ${JSON.stringify(id)} (known: ${INVARIANT_IDS.join(', ')})`));
+      if (!ids.includes(id)) issues.push(src.issue(['expect', 'invariants', 'allow', i], `unknown invariant ${JSON.stringify(id)} (known: ${ids.join(', ')})`));
+      else if (id === LIVENESS && sc.doc.explore === undefined) {
+        issues.push(src.issue(['expect', 'invariants', 'allow', i], `${LIVENESS} is checked only in a scenario with an explore: section (healAfter, livenessBudget); add one or drop it from allow`));
+      }
     });
   }
 }

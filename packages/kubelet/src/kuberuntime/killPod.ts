@@ -72,7 +72,19 @@ export function killPod(deps: KillDeps, pod: Pod, runningPod: RuntimePod, graceP
   const span = ++deps.spans.next;
   const uid = runningPod.uid || pod.metadata.uid!;
   const traced = env.tracing('kubelet.killPod');
-  if (traced) env.trace('kubelet.killPod', `killPod ${podKey(pod)} grace=${gracePeriodOverride ?? 'nil'} B`, { podUid: uid, pod: podKey(pod), gracePeriod: gracePeriodOverride, ph: 'B', span });
+  // The spec grace rides along (data only, not digested): the grace-only-shrinks-kubelet checker
+  // allows a grace to grow only back to it, after a force delete (calculateEffectiveGracePeriod).
+  const tgps = pod.spec.terminationGracePeriodSeconds;
+  if (traced) {
+    env.trace('kubelet.killPod', `killPod ${podKey(pod)} grace=${gracePeriodOverride ?? 'nil'} B`, {
+      podUid: uid,
+      pod: podKey(pod),
+      gracePeriod: gracePeriodOverride,
+      ...(tgps !== undefined ? { terminationGracePeriodSeconds: tgps } : {}),
+      ph: 'B',
+      span,
+    });
+  }
   const results: SyncResult[] = [];
   const containersDone = join(runningPod.containers.length, () => {
     // StopPodSandbox for each sandbox, one after another, after every container returned.
