@@ -223,8 +223,9 @@ const PLANTED: Array<[string, string, (x: Trace) => void, string[]]> = [
   [
     'final-delete-own-uid',
     "the kubelet's final DELETE was meant for another UID of the same name, and removed this one",
-    (x) => (x.find('kubelet.finalDelete').data.podUid = 'uid-of-the-pod-before'),
-    ['final-delete-after-terminated', 'final-delete-own-uid'],
+    // The UID precondition the apiserver traced for the kubelet's DELETE names an older pod.
+    (x) => (x.find('api.request', { verb: 'delete', client: 'kubelet/node-1' }).data.preconditionUid = 'uid-of-the-pod-before'),
+    ['final-delete-own-uid'],
   ],
 ];
 

@@ -213,6 +213,7 @@ export function compileScenario(sc: LoadedScenario, opts: PlanOptions = {}): Run
     return hits;
   };
 
+  const warnings = [...sc.warnings];
   // ---- steps --------------------------------------------------------------------------------------
   const faults: Fault[] = [];
   const unwired = opts.unwiredFaultKinds ?? [];
@@ -416,7 +417,7 @@ export function compileScenario(sc: LoadedScenario, opts: PlanOptions = {}): Run
           );
         }
         const at = cursor;
-        const summary = compileFault(f, at, [...p, 'fault'], { nodes, faults, kubeletCfg, runtimeFaults, clientCfg, checkPattern, issues, ls, unwired });
+        const summary = compileFault(f, at, [...p, 'fault'], { nodes, faults, kubeletCfg, runtimeFaults, clientCfg, checkPattern, issues, warnings, ls, unwired });
         steps.push({ ...base, kind: 'fault', fault: f.kind, summary, ...(f.kind === 'nodeDeleted' && !unwired.includes(f.kind) ? { deleteNode: f.node } : {}) });
         break;
       }
@@ -429,11 +430,10 @@ export function compileScenario(sc: LoadedScenario, opts: PlanOptions = {}): Run
   const scheduledFaults = [...loadScheduledFaults(doc.faults, src, issues), ...(opts.scheduledFaults ?? [])];
   for (const sf of scheduledFaults) {
     const first = faults.length;
-    compileFault(sf.fault, sf.atUs, sf.path ? [...sf.path] : ['faults'], { nodes, faults, kubeletCfg, runtimeFaults, clientCfg, checkPattern, issues, ls: { src }, unwired });
+    compileFault(sf.fault, sf.atUs, sf.path ? [...sf.path] : ['faults'], { nodes, faults, kubeletCfg, runtimeFaults, clientCfg, checkPattern, issues, warnings, ls: { src }, unwired });
     for (let i = first; i < faults.length; i++) faults[i] = { ...faults[i], id: faults.length - first > 1 ? `${sf.id}/${i - first}` : sf.id };
     bound = Math.max(bound, sf.atUs);
   }
-  const warnings = [...sc.warnings];
   const ex = doc.explore;
   if (ex) {
     for (const x of checkExplore(ex, { nodes, clients: [...clientCfg.keys()], actorIds })) issues.push(src.issue(x.path, x.message));
@@ -534,6 +534,7 @@ interface FaultCtx {
   readonly clientCfg: Map<string, Record<string, unknown>>;
   readonly checkPattern: (p: string, path: (string | number)[]) => void;
   readonly issues: ScenarioIssue[];
+  readonly warnings: ScenarioIssue[];
   readonly ls: Pick<LoadedStep, 'src'>;
   /** {@link PlanOptions.unwiredFaultKinds}. */
   readonly unwired: readonly string[];
@@ -608,6 +609,11 @@ function wireFault(f: FaultSpec, at: number, path: (string | number)[], c: Fault
     case 'duplicate':
       c.checkPattern(f.from, [...path, 'from']);
       c.checkPattern(f.to, [...path, 'to']);
+      if (f.to === 'apiserver') {
+        c.warnings.push(
+          c.ls.src.issue([...path, 'to'], 'a duplicate fault repeats messages within a stream only (watch events, replies); every message to the apiserver is a request, so this fault repeats nothing', { warning: true }),
+        );
+      }
       // Within streams only (issue #27 item 7): a duplicated watch request opened a second stream
       // that replayed events and re-added a forgotten pod worker.
       c.faults.push({ kind: 'duplicate', from: f.from, to: f.to, probability: f.probability ?? 1, delayUs: f.delay ?? 0, requests: false, startUs: at, ...end(f.for) });

@@ -5,6 +5,8 @@
  * From a client to the apiserver every message is a request, so there it repeats nothing.
  */
 import test from 'ava';
+import { compileScenario } from '../../src/scenario/compile.js';
+import { loadScenarioText } from '../../src/scenario/load.js';
 import { runText, why } from './helpers.js';
 
 const text = `kind: Scenario
@@ -40,4 +42,12 @@ test('duplicate kubelet → apiserver during startup repeats no request: one pod
   const watches = model.requests.filter((r) => r.verb === 'watch' && r.resource === 'pods' && r.client === 'kubelet/node-1');
   t.is(watches.length, 1, 'one watch stream of the kubelet pod source');
   t.is(model.records.filter((r) => r.kind === 'fault.duplicate').length, 0);
+});
+
+test('a duplicate fault to the apiserver is named in a warning at its line: it repeats nothing there', (t) => {
+  const plan = compileScenario(loadScenarioText('dup.yaml', text));
+  const hit = plan.warnings.find((x) => x.message.includes('every message to the apiserver is a request, so this fault repeats nothing'));
+  t.truthy(hit, JSON.stringify(plan.warnings));
+  t.is(hit!.line, 5);
+  t.is(hit!.field, 'steps[0].fault.to');
 });

@@ -160,21 +160,6 @@ const cases: Array<{ title: string; text: string; check?: (r: Awaited<ReturnType
     },
   },
   {
-    title: 'duplicate kubelet → apiserver: each request is sent twice, so the final DELETE is answered 200 and its copy 404 NotFound',
-    text: scenario({
-      pre: '  - fault: { kind: duplicate, from: kubelet/node-1, to: apiserver, delay: 1ms, for: 20s }\n',
-      expect: `  timings:
-    - { pod: p, event: gone, since: del, within: [3s, 5s] }
-  exitCodes: [{ pod: p, code: 0 }]
-  signals: [{ pod: p, TERM: 1, KILL: 0 }]`,
-    }),
-    check: ({ model }) => {
-      const finals = kubeletDeletes(model);
-      if (finals.join() !== '200,404') throw new Error(`kubelet DELETEs answered ${finals.join(', ') || 'none'}`);
-      if (duplicated(model, 'kubelet/node-1', 'apiserver').length === 0) throw new Error('no duplicated request');
-    },
-  },
-  {
     title: 'partition kubelet ⇹ apiserver after the delete reached the node: the container stops, the pod object waits for the partition to heal',
     text: scenario({
       post: '  - sleep: 1s\n  - fault: { kind: partition, a: kubelet/node-1, b: apiserver, for: 20s }\n',
