@@ -128,3 +128,15 @@ test('podsim bench scale --repeat 2 --json: every size runs twice, interleaved, 
   t.true(s.growth.every((g) => g.spread >= 0));
   t.is(typeof s.growth[1].rssSlopeBytesPerPod, 'number');
 });
+
+test('bench scale --sizes: a size is rounded up to whole nodes and named as run; 0 is bad input (exit 2)', async (t) => {
+  t.timeout(300_000);
+  const err: string[] = [];
+  t.is(await main(['bench', 'scale', '--sizes', '0,10'], { out: () => {}, err: (l) => err.push(l) }), 2);
+  t.true(err.some((l) => l.includes("'--sizes <list>' argument '0,10' is invalid. expected pod counts of at least 1.")), err.join('\n'));
+  const out: string[] = [];
+  const code = await main(['bench', 'scale', '--sizes', '7', '--pods-per-node', '5', '--repeat', '1', '--raw-messages', '2000'], { out: (l) => out.push(l), err: () => {} });
+  t.is(code, EXIT_OK, out.join('\n'));
+  t.is(out[0], 'podsim bench scale: storm at 10 pods (5 per node), 1 run per size interleaved, seed 1, placement single', 'the header names the 10 pods that ran, not the 7 asked for');
+  t.true(out.some((l) => /^10 {8}2 {7}1 /.test(l)), out.join('\n'));
+});
