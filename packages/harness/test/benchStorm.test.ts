@@ -35,7 +35,7 @@ test('podsim bench storm --json prints one JSON line with the figures and exits 
   for (const key of [
     'scenario', 'seed', 'nodes', 'pods', 'deleted', 'lost', 'wallSeconds', 'virtualSeconds', 'deletionsPerWallSecond', 'createWallSeconds',
     'timeCompression', 'deleteLatencyP50', 'deleteLatencyP90', 'deleteLatencyP99', 'deleteLatencyMax', 'messagesPerWallSecond', 'windows',
-    'peakRssBytes', 'rssBytesPerPod', 'rawTransportMsgsPerSec', 'engineToRawRatio',
+    'peakRssBytes', 'rssBytesPerPod', 'rawTransportMsgsPerSec', 'ceilingRatio',
   ]) {
     t.true(key in f, `missing ${key}`);
   }

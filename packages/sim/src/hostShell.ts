@@ -15,9 +15,10 @@
  * raises the board's abort flag so no peer waits for a host that will not come.
  */
 import { availableParallelism } from 'node:os';
+import { getHeapStatistics } from 'node:v8';
 import { receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
 import { NEVER, type ActorFactory, type Fault, type RunFailure } from '@podsim/api';
-import type { HostControl, HostInit, HostMetrics, SegmentResult, TraceChunk, WireEnvelope } from '@podsim/api/protocol/control';
+import type { HostControl, HostHeapStatistics, HostInit, HostMetrics, SegmentResult, TraceChunk, WireEnvelope } from '@podsim/api/protocol/control';
 import { HostCore, SimulationError } from './hostCore.js';
 import { CMD_RUN, STATE_DRAIN, STATE_OUT, STATE_RUN, STATE_SYNC, SyncBoard, type WaitOutcome } from './syncBoard.js';
 import { decodeBatch, encodeBatch } from './batch.js';
@@ -294,6 +295,12 @@ export class HostShell implements HostControl {
       waitMs: Math.round(this.waitMs),
       counters: Object.fromEntries(this.core.counters),
     };
+  }
+
+  /** This thread's V8 heap: the actors' objects plus garbage not yet collected (no GC is forced). */
+  heapStatistics(): HostHeapStatistics {
+    const h = getHeapStatistics();
+    return { host: this.h, usedHeapBytes: h.used_heap_size, totalHeapBytes: h.total_heap_size };
   }
 
   flushTraces(): void {

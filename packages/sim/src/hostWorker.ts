@@ -29,6 +29,7 @@ const control: HostControl = {
   addFault: (fault, nowUs) => current().addFault(fault, nowUs),
   digests: () => current().digests(),
   metrics: () => current().metrics(),
+  heapStatistics: () => current().heapStatistics(),
   flushTraces: () => current().flushTraces(),
   stop: () => {
     current().stop();

@@ -29,6 +29,7 @@ import {
 } from '@podsim/api';
 import type {
   HostControl,
+  HostHeapStatistics,
   HostMetrics,
   LatencyConfig,
   Placement,
@@ -359,6 +360,16 @@ export class Simulation {
       counters,
       hosts,
     };
+  }
+
+  /**
+   * The V8 heap of each host thread, read inside the thread while paused (no collection is
+   * forced, so garbage not yet collected is included). Benchmarks: the actors' memory without
+   * the main thread's (`process.resourceUsage().maxRSS` is the whole process).
+   */
+  async heapStatistics(): Promise<HostHeapStatistics[]> {
+    this.paused('heapStatistics');
+    return this.guard(Promise.all(this.hosts.map((h) => h.api.heapStatistics())), 'heapStatistics');
   }
 
   /** Adds a fault at the paused time (crash faults in the past take effect now). */

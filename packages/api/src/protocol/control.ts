@@ -146,6 +146,18 @@ export interface HostMetrics {
   readonly counters: Record<string, number>;
 }
 
+/**
+ * V8 heap of one host thread (`v8.getHeapStatistics()` read inside it): what the actors on it
+ * hold, without the main thread's share of the process (checkers, trace, codec buffers).
+ */
+export interface HostHeapStatistics {
+  readonly host: number;
+  /** Bytes of live objects plus garbage not yet collected (`used_heap_size`). */
+  readonly usedHeapBytes: number;
+  /** Bytes V8 has reserved for this isolate's heap (`total_heap_size`). */
+  readonly totalHeapBytes: number;
+}
+
 /** The calls each host thread serves over comlink. All run while the run is paused. */
 export interface HostControl {
   /** Imports the actor modules and builds the host. Rejects if a module cannot be loaded. */
@@ -162,6 +174,8 @@ export interface HostControl {
   /** Per-actor running digests of the local actors: `[actorId, hex]`. */
   digests(): Array<[string, string]>;
   metrics(): HostMetrics;
+  /** This thread's V8 heap (benchmarks; a read, no collection is forced). */
+  heapStatistics(): HostHeapStatistics;
   /** Ships every buffered trace record to the main port now. */
   flushTraces(): void;
   /** Ends the host's part of the run: ships its traces and closes its data ports. */

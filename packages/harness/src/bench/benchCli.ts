@@ -2,14 +2,17 @@
  * `podsim bench storm | churn | scale`: the command-line side of the benchmarks (figures in
  * `runBench.ts`, clusters in `stormPlan.ts`). Each run prints a human table, or with `--json` ONE
  * JSON line on stdout; a progress bar (cli-progress) goes to stderr once a run has taken more
- * than a few seconds. `scale` runs the storm at several sizes, each in a child process of its own
- * (peak RSS is per process), and prints how the per-pod wall cost grows.
+ * than a few seconds. `scale` runs the storm at several sizes, each run in a child process of its
+ * own (peak RSS is per process), sizes interleaved and repeated (`scaleSummary.ts`), and prints
+ * how the per-pod wall cost grows, with its spread, and the memory per added pod.
  */
 import { spawn } from 'node:child_process';
+import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { SingleBar } from 'cli-progress';
 import { type Command, InvalidArgumentError } from 'commander';
 import { runBenchPlan, type BenchFigures, type BenchProgress } from './runBench.js';
+import { scaleOrder, summarizeScale } from './scaleSummary.js';
 import { BENCH_NETWORK_US, churnPlan, stormPlan, type BenchPlan } from './stormPlan.js';
 
 export interface BenchIo {
@@ -44,7 +47,9 @@ function parsePlacement(v: string): string {
 function parseSizes(v: string): number[] {
   const sizes = v.split(',').map((s) => s.trim());
   if (sizes.length === 0 || sizes.some((s) => !/^\d+k?$/.test(s))) throw new InvalidArgumentError('expected a comma-separated list of pod counts (1000,10k,…).');
-  return sizes.map((s) => (s.endsWith('k') ? Number(s.slice(0, -1)) * 1000 : Number(s)));
+  const pods = sizes.map((s) => (s.endsWith('k') ? Number(s.slice(0, -1)) * 1000 : Number(s)));
+  if (pods.some((p) => p < 1)) throw new InvalidArgumentError('expected pod counts of at least 1.');
+  return pods;
 }
 
 /** A cli-progress bar on stderr that appears only once the run has lasted `afterMs`. */
@@ -95,16 +100,19 @@ export function formatFigures(f: BenchFigures, containers: number, setup?: strin
   const lines = [
     `podsim bench ${f.scenario}: ${int(f.nodes)} nodes, ${int(f.pods)} pods (${containers} container${containers === 1 ? '' : 's'} each), seed ${f.seed}, placement ${f.placement}`,
     ...(setup ? [setup] : []),
+    `deletion SLI model: ${f.apiserverModel}`,
     '',
     'PHASE      WALL       VIRTUAL     PODS/WALL-S   PODS/VIRTUAL-S',
+    `start-up   ${`${f3(f.startupWallSeconds)}s`.padEnd(10)} -           -             -              (threads, modules, actor start; not in total)`,
     `create     ${`${f3(f.createWallSeconds)}s`.padEnd(10)} ${`${f1(f.virtualSeconds - f.deleteVirtualSeconds)}s`.padEnd(11)} -             -`,
     `delete     ${`${f3(f.deleteWallSeconds)}s`.padEnd(10)} ${`${f1(f.deleteVirtualSeconds)}s`.padEnd(11)} ${int(f.deletionsPerWallSecond).padEnd(13)} ${f1(f.deletionsPerVirtualSecond)}`,
     `total      ${`${f3(f.wallSeconds)}s`.padEnd(10)} ${`${f1(f.virtualSeconds)}s`.padEnd(11)} (${f1(f.timeCompression)} virtual s per wall s; start-up, checks and the raw measurement not included)`,
+    `the delete wall includes the harness: ${f3(f.deletePausedWallSeconds)}s with the hosts paused between 1 s segments (metrics, traces), ${f3(f.deleteModelWallSeconds)}s feeding the checkers' model alongside`,
     '',
     `deletion latency, DELETE accepted → DELETED (virtual s): p50 ${f3(f.deleteLatencyP50)}  p90 ${f3(f.deleteLatencyP90)}  p99 ${f3(f.deleteLatencyP99)}  max ${f3(f.deleteLatencyMax)}`,
-    `engine: ${int(f.events)} events, ${int(f.messages)} messages (${int(f.messagesPerWallSecond)}/wall-s), ${int(f.windows)} windows, ${f.hostThreads} host thread${f.hostThreads === 1 ? '' : 's'}`,
-    `raw transport (same run): ${int(f.rawTransportMsgsPerSec)} msgs/s; engine/raw ${f3(f.engineToRawRatio)}`,
-    `memory: peak RSS ${mib(f.peakRssBytes)} (${int(f.rssBytesPerPod)} bytes per pod)`,
+    `engine: ${int(f.events)} events, ${int(f.messages)} messages (${int(f.messagesPerWallSecond)}/wall-s), ${f1(f.deleteMessagesPerPod)} per pod deleted in the deletion phase, ${int(f.windows)} windows, ${f.hostThreads} host thread${f.hostThreads === 1 ? '' : 's'}`,
+    `raw transport (same run): ${int(f.rawTransportMsgsPerSec)} msgs/s → ceiling ${int(f.ceilingDeletionsPerWallSecond)} deletions/wall-s (raw ÷ messages per pod); deletions/wall-s ÷ ceiling ${f3(f.ceilingRatio)}${f.crossThreadRatio !== undefined ? `; cross-thread msgs/wall-s ÷ raw ${f3(f.crossThreadRatio)}` : ''}`,
+    `memory: peak RSS ${mib(f.peakRssBytes)} (${int(f.rssBytesPerPod)} bytes per pod, whole process); host threads' heap ${mib(f.hostHeapAtDeleteBytes)} at the delete instant (${int(f.hostHeapBytesPerPod)} bytes per pod), peak ${mib(f.hostHeapPeakBytes)}`,
     `checked: ${int(f.traceRecords)} trace records in ${f3(f.checkWallSeconds)}s wall; invariants: ${f.invariantsChecked} checked, ${f.violations} violation${f.violations === 1 ? '' : 's'}`,
     `deleted ${int(f.deleted)}/${int(f.pods)}, lost ${int(f.lost)}; trace digest ${f.traceDigest || '-'}`,
   ];
@@ -193,54 +201,57 @@ export function registerBenchCommands(program: Command, io: BenchIo, done: (code
   addCommon(
     bench
       .command('scale')
-      .description('the storm at several sizes (each in its own process): how the per-pod wall cost grows')
-      .option('--sizes <list>', 'pod counts', parseSizes, [1_000, 10_000, 100_000, 150_000])
-      .option('--pods-per-node <p>', 'pods per node (nodes = pods / this)', positiveInt('--pods-per-node'), 100),
-  ).action(async (o: CommonFlags & { sizes: number[]; podsPerNode: number }) => {
-    const runs: Array<BenchFigures & { deleteWallUsPerPod: number; wallUsPerPod: number }> = [];
-    for (const pods of o.sizes) {
-      const nodes = Math.max(1, Math.ceil(pods / o.podsPerNode));
-      if (!o.json) io.err(`storm: ${nodes} nodes × ${o.podsPerNode} pods …`);
+      .description('the storm at several sizes (each run in its own process, sizes interleaved and repeated): how the per-pod wall cost grows')
+      .option('--sizes <list>', 'pod counts (each rounded up to whole nodes)', parseSizes, [1_000, 10_000, 100_000, 150_000])
+      .option('--pods-per-node <p>', 'pods per node (nodes = pods / this)', positiveInt('--pods-per-node'), 100)
+      .option('--repeat <n>', 'runs per size, interleaved: ascending sizes, then descending, …', positiveInt('--repeat'), 3),
+  ).action(async (o: CommonFlags & { sizes: number[]; podsPerNode: number; repeat: number }) => {
+    // Each size rounded up to whole nodes, as the storm runs it; a size given twice runs once per round.
+    const sizes = [...new Set(o.sizes.map((p) => Math.max(1, Math.ceil(p / o.podsPerNode)) * o.podsPerNode))];
+    const order = scaleOrder(sizes, o.repeat);
+    const runs: Array<BenchFigures & { round: number; loadAvgAtStart: number }> = [];
+    for (const [i, pods] of order.entries()) {
+      const nodes = pods / o.podsPerNode;
+      const round = Math.floor(i / sizes.length) + 1;
+      if (!o.json) io.err(`storm ${i + 1}/${order.length} (round ${round}): ${nodes} nodes × ${o.podsPerNode} pods …`);
       const args = ['bench', 'storm', '--json', '--nodes', String(nodes), '--pods-per-node', String(o.podsPerNode), '--containers', String(o.containers), '--seed', String(o.seed), '--placement', o.placement];
       if (o.controlPlaneQps !== undefined) args.push('--control-plane-qps', String(o.controlPlaneQps));
       if (o.events) args.push('--events');
       args.push('--network-us', String(o.networkUs));
       args.push('--raw-messages', String(o.rawMessages));
+      const loadAvgAtStart = Number(loadavg()[0].toFixed(2));
       const f = await runChild(args);
-      runs.push({ ...f, deleteWallUsPerPod: Math.round((f.deleteWallSeconds / f.pods) * 1e6 * 10) / 10, wallUsPerPod: Math.round((f.wallSeconds / f.pods) * 1e6 * 10) / 10 });
+      runs.push({ ...f, round, loadAvgAtStart });
     }
-    const base = runs[0];
-    const growth = runs.map((r) => ({
-      pods: r.pods,
-      deleteWallUsPerPod: r.deleteWallUsPerPod,
-      vsFirst: base.deleteWallUsPerPod > 0 ? Number((r.deleteWallUsPerPod / base.deleteWallUsPerPod).toFixed(3)) : 0,
-    }));
+    const growth = summarizeScale(sizes, runs);
     const ok = runs.every((r) => r.ok);
     if (o.json) {
-      io.out(JSON.stringify({ scenario: 'scale', seed: o.seed, placement: o.placement, podsPerNode: o.podsPerNode, containers: o.containers, ok, growth, runs }));
+      io.out(JSON.stringify({ scenario: 'scale', seed: o.seed, placement: o.placement, podsPerNode: o.podsPerNode, containers: o.containers, repeat: o.repeat, order, ok, growth, runs }));
     } else {
-      io.out(`podsim bench scale: storm at ${o.sizes.map(int).join(', ')} pods (${o.podsPerNode} per node), seed ${o.seed}, placement ${o.placement}`);
+      io.out(`podsim bench scale: storm at ${sizes.map(int).join(', ')} pods (${o.podsPerNode} per node), ${o.repeat} run${o.repeat === 1 ? '' : 's'} per size interleaved, seed ${o.seed}, placement ${o.placement}`);
+      io.out('µs/POD (DELETE): median of the runs [min–max]; LOAD: 1-minute load average at the runs\' starts; RSS/Δ POD, HEAP/Δ POD: bytes per pod added since the previous size (peak RSS; host threads\' heap at the delete instant)');
       io.out('');
-      io.out('PODS      NODES   WALL      DELETE-WALL  DEL/WALL-S  µs/POD (DELETE)  ×FIRST  µs/POD (ALL)  P99 (v s)  RSS/POD   LOST  VIOLATIONS');
-      for (const r of runs) {
-        const g = growth.find((x) => x.pods === r.pods)!;
+      io.out('PODS      NODES   RUNS  µs/POD (DELETE)           SPREAD  ×FIRST  µs/POD (ALL)  LOAD       RSS/POD      RSS/Δ POD    HEAP/Δ POD');
+      for (const g of growth) {
         io.out(
           [
-            int(r.pods).padEnd(9),
-            int(r.nodes).padEnd(7),
-            `${f1(r.wallSeconds)}s`.padEnd(9),
-            `${f3(r.deleteWallSeconds)}s`.padEnd(12),
-            int(r.deletionsPerWallSecond).padEnd(11),
-            f1(r.deleteWallUsPerPod).padEnd(16),
+            int(g.pods).padEnd(9),
+            int(g.pods / o.podsPerNode).padEnd(7),
+            String(g.repeats).padEnd(5),
+            `${f1(g.deleteWallUsPerPod)} [${f1(g.deleteWallUsPerPodMin)}–${f1(g.deleteWallUsPerPodMax)}]`.padEnd(25),
+            `${(g.spread * 100).toFixed(0)}%`.padEnd(7),
             g.vsFirst.toFixed(2).padEnd(7),
-            f1(r.wallUsPerPod).padEnd(13),
-            f3(r.deleteLatencyP99).padEnd(10),
-            `${int(r.rssBytesPerPod)} B`.padEnd(9),
-            String(r.lost).padEnd(5),
-            String(r.violations),
+            f1(g.wallUsPerPod).padEnd(13),
+            `${g.loadAvg[0].toFixed(1)}–${g.loadAvg[1].toFixed(1)}`.padEnd(10),
+            `${int(g.peakRssBytes / g.pods)} B`.padEnd(12),
+            (g.rssSlopeBytesPerPod !== undefined ? `${int(g.rssSlopeBytesPerPod)} B` : '-').padEnd(12),
+            g.hostHeapSlopeBytesPerPod !== undefined ? `${int(g.hostHeapSlopeBytesPerPod)} B` : '-',
           ].join(' '),
         );
       }
+      const lost = runs.reduce((sum, r) => sum + r.lost, 0);
+      const violations = runs.reduce((sum, r) => sum + r.violations, 0);
+      io.out(`${runs.length} runs: lost ${lost}, violations ${violations}`);
       io.out(ok ? 'PASS' : 'FAIL');
     }
     done(ok ? 0 : 1);

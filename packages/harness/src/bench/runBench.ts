@@ -1,11 +1,13 @@
 /**
  * Runs a bench plan (`stormPlan.ts`) on the threaded engine and measures it: wall time of the
- * creation phase and of the deletion phase (the run is paused at the virtual instant of the mass
- * DELETE, which the driver announces through the `bench.deleteAtS` counter), engine messages
- * and windows, peak RSS, the deletion SLI percentiles (hdr-histogram-js over the driver's
- * per-pod latencies), the invariant checkers over the collected trace, and the raw transport
- * rate of this machine measured in the same process afterwards. Timings are reported, never
- * asserted.
+ * start-up (`Simulation.create`: threads, module loading, actor start), of the creation phase
+ * and of the deletion phase (the run is paused at the virtual instant of the mass DELETE, which
+ * the driver announces through the `bench.deleteAtS` counter; the deletion phase includes the
+ * harness's pauses between 1 s segments and its feeding of the checkers' model, both reported),
+ * engine messages and windows, peak RSS and the host threads' heap, the deletion SLI percentiles
+ * (hdr-histogram-js over the driver's per-pod latencies), the invariant checkers over the
+ * collected trace, and the raw transport rate of this machine measured in the same process
+ * afterwards, against which the ceiling ratio is computed. Timings are reported, never asserted.
  */
 import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
 import { getHeapStatistics, setFlagsFromString } from 'node:v8';
@@ -18,7 +20,7 @@ import { TraceModel } from '../checkers/model.js';
 import { INVARIANTS, checkInvariants } from '../checkers/invariants.js';
 import { resolveModule } from '../engine.js';
 import type { StormResult } from '../driver/stormDriver.js';
-import type { BenchPlan } from './stormPlan.js';
+import { BENCH_APISERVER_MODEL, type BenchPlan } from './stormPlan.js';
 
 /**
  * What the bench collects: what the invariant checkers read (api writes and requests, the
@@ -62,9 +64,21 @@ export interface BenchFigures {
   readonly deleteErrors: number;
   readonly ok: boolean;
   readonly end: string;
+  /** `Simulation.create`: host threads started, actor modules loaded, actors started. Not in `wallSeconds`. */
+  readonly startupWallSeconds: number;
+  /** Creation + deletion phase (start-up, the checks and the raw measurement not included). */
   readonly wallSeconds: number;
+  /** From the end of start-up to the delete instant. */
   readonly createWallSeconds: number;
+  /**
+   * First DELETE to last DELETED. Includes the harness's share: {@link deletePausedWallSeconds}
+   * with the hosts paused, and {@link deleteModelWallSeconds} on the main thread in parallel.
+   */
   readonly deleteWallSeconds: number;
+  /** Deletion phase: wall time with the hosts paused between 1 s segments (metrics, trace collection, progress). */
+  readonly deletePausedWallSeconds: number;
+  /** Deletion phase: main-thread wall time feeding each segment's trace to the checkers' model while the hosts run the next. */
+  readonly deleteModelWallSeconds: number;
   readonly virtualSeconds: number;
   readonly deleteVirtualSeconds: number;
   /** Deleted pods per wall second of the deletion phase (first DELETE to last DELETED). */
@@ -81,18 +95,38 @@ export interface BenchFigures {
   readonly messages: number;
   readonly messagesPerWallSecond: number;
   readonly remoteMessages: number;
+  /** Engine messages sent in the deletion phase ÷ pods deleted. */
+  readonly deleteMessagesPerPod: number;
   readonly windows: number;
   readonly hostThreads: number;
+  /** `process.resourceUsage().maxRSS` of the whole process: host threads, main thread (checkers' model), fixed semi-spaces. */
   readonly peakRssBytes: number;
+  /** peakRssBytes ÷ pods (fixed costs included: see the slope in `bench scale`). */
   readonly rssBytesPerPod: number;
+  /** Σ host threads' V8 used heap at the delete instant (every pod Running; garbage not yet collected included). */
+  readonly hostHeapAtDeleteBytes: number;
+  /** Largest Σ host threads' V8 used heap seen at a segment end (every virtual second). */
+  readonly hostHeapPeakBytes: number;
+  /** hostHeapAtDeleteBytes ÷ pods. */
+  readonly hostHeapBytesPerPod: number;
   readonly traceRecords: number;
   readonly invariantsChecked: number;
   readonly violations: number;
   readonly violationSamples: readonly string[];
   readonly checkWallSeconds: number;
   readonly rawTransportMsgsPerSec: number;
-  readonly engineToRawRatio: number;
+  /** rawTransportMsgsPerSec ÷ deleteMessagesPerPod: deletions per wall second the raw transport alone could carry. */
+  readonly ceilingDeletionsPerWallSecond: number;
+  /** deletionsPerWallSecond ÷ ceilingDeletionsPerWallSecond (0 when the raw rate was not measured). */
+  readonly ceilingRatio: number;
+  /**
+   * Multi-thread placements only: cross-thread messages per wall second of the deletion phase ÷
+   * the raw rate (on `single` no message crosses a thread, and the field is absent).
+   */
+  readonly crossThreadRatio?: number;
   readonly traceDigest: string;
+  /** What the deletion SLI assumes of the apiserver ({@link BENCH_APISERVER_MODEL}). */
+  readonly apiserverModel: string;
   readonly failure?: string;
   readonly machine: { readonly cpus: number; readonly memGiB: number; readonly node: string; readonly loadAvg: readonly number[] };
 }
@@ -124,7 +158,7 @@ export function tuneWorkerHeap(): void {
 export async function runBenchPlan(plan: BenchPlan, opts: BenchRunOptions = {}): Promise<BenchFigures> {
   const progress = opts.progress;
   tuneWorkerHeap();
-  const t0 = performance.now();
+  const tStartup = performance.now();
   const sim = await Simulation.create({
     seed: plan.seed,
     actors: plan.actors.map((a) => ({ id: a.id, module: resolveModule(a.module), config: a.config })),
@@ -133,12 +167,21 @@ export async function runBenchPlan(plan: BenchPlan, opts: BenchRunOptions = {}):
     traceFilter: opts.traceFilter ?? BENCH_TRACE_KINDS,
     hostTimeoutMs: opts.hostTimeoutMs ?? 120_000,
   });
+  const t0 = performance.now();
   let failure: string | undefined;
   let end = 'bound';
   let deleteAtUs: number | undefined;
   let tDelete: number | undefined;
   let now = 0;
   let metrics: SimulationMetrics | undefined;
+  let atDelete: SimulationMetrics | undefined;
+  // The harness's share of the deletion phase (wall ms): hosts paused between segments, and the
+  // main thread feeding the checkers' model while the hosts run.
+  let deletePausedMs = 0;
+  let deleteModelMs = 0;
+  let tSegmentDone: number | undefined;
+  let hostHeapPeakBytes = 0;
+  let hostHeapAtDeleteBytes = 0;
   // The trace is consumed segment by segment: the checkers' model keeps what it needs, the raw
   // records go (a 100k-pod storm collects ~4M records).
   const model = new TraceModel([], { keepRecords: false });
@@ -158,16 +201,24 @@ export async function runBenchPlan(plan: BenchPlan, opts: BenchRunOptions = {}):
     for (;;) {
       const target = Math.min(deleteAtUs !== undefined && now < deleteAtUs ? deleteAtUs : now + SEGMENT_US, plan.maxVirtualUs);
       const segment = sim.runUntil(target);
+      const tResumed = performance.now();
+      if (tDelete !== undefined && tSegmentDone !== undefined) deletePausedMs += tResumed - Math.max(tSegmentDone, tDelete);
       consume(pending);
+      if (tDelete !== undefined) deleteModelMs += performance.now() - tResumed;
       const r = await segment;
-      if (r.reason !== 'target' || r.now >= plan.maxVirtualUs) tEnd = performance.now();
+      tSegmentDone = performance.now();
+      if (r.reason !== 'target' || r.now >= plan.maxVirtualUs) tEnd = tSegmentDone;
       now = r.now;
       pending = sim.takeTraces();
       metrics = await sim.metrics();
+      const heapBytes = (await sim.heapStatistics()).reduce((sum, h) => sum + h.usedHeapBytes, 0);
+      if (heapBytes > hostHeapPeakBytes) hostHeapPeakBytes = heapBytes;
       const c = metrics.counters;
       if (deleteAtUs === undefined && c['bench.deleteAtS'] !== undefined) deleteAtUs = c['bench.deleteAtS'] * US_PER_SECOND;
       if (deleteAtUs !== undefined && tDelete === undefined && now >= deleteAtUs) {
         progress?.phase('delete', plan.pods);
+        atDelete = metrics;
+        hostHeapAtDeleteBytes = heapBytes;
         tDelete = performance.now();
       }
       progress?.update(tDelete === undefined ? (c['bench.ready'] ?? 0) : (c['bench.deleted'] ?? 0), now / US_PER_SECOND);
@@ -221,6 +272,13 @@ export async function runBenchPlan(plan: BenchPlan, opts: BenchRunOptions = {}):
   const meanBatch = m && m.remoteMessages > 0 ? m.remoteMessages / Math.max(1, m.hosts.reduce((s, h) => s + h.batchesSent, 0)) : 64;
   const raw = opts.skipRaw ? 0 : await measureRawTransport(meanBatch, opts.rawMessages);
   const messagesPerWallSecond = wallSeconds > 0 ? messages / wallSeconds : 0;
+  const deletionsPerWallSecond = deleteWallSeconds > 0 ? deleted / deleteWallSeconds : 0;
+  // The ceiling of the performance issue: the raw rate ÷ the messages one deletion costs.
+  const deleteMessagesPerPod = deleted > 0 && atDelete ? (messages - atDelete.messages) / deleted : 0;
+  const ceiling = raw > 0 && deleteMessagesPerPod > 0 ? raw / deleteMessagesPerPod : 0;
+  const hostThreads = m?.hostCount ?? 0;
+  const deleteRemoteMessages = m && atDelete ? m.remoteMessages - atDelete.remoteMessages : 0;
+  const crossThreadRatio = raw > 0 && deleteWallSeconds > 0 ? deleteRemoteMessages / deleteWallSeconds / raw : 0;
   // Pods that existed and never reached DELETED, plus pods with a container still running.
   const lost = (result ? result.created - deleted : plan.pods) + stillRunning;
   return {
@@ -244,12 +302,15 @@ export async function runBenchPlan(plan: BenchPlan, opts: BenchRunOptions = {}):
       violations.length === 0 &&
       result.deleteErrors === 0,
     end,
+    startupWallSeconds: round((t0 - tStartup) / 1000, 3),
     wallSeconds: round(wallSeconds, 3),
     createWallSeconds: round(createWallSeconds, 3),
     deleteWallSeconds: round(deleteWallSeconds, 3),
+    deletePausedWallSeconds: round(deletePausedMs / 1000, 3),
+    deleteModelWallSeconds: round(deleteModelMs / 1000, 3),
     virtualSeconds: round(now / US_PER_SECOND, 3),
     deleteVirtualSeconds: round(deleteVirtualUs / US_PER_SECOND, 3),
-    deletionsPerWallSecond: deleteWallSeconds > 0 ? round(deleted / deleteWallSeconds) : 0,
+    deletionsPerWallSecond: round(deletionsPerWallSecond),
     deletionsPerVirtualSecond: deleteVirtualUs > 0 ? round(deleted / (deleteVirtualUs / US_PER_SECOND), 1) : 0,
     timeCompression: wallSeconds > 0 ? round(now / US_PER_SECOND / wallSeconds, 2) : 0,
     deleteLatencyP50: pct(50),
@@ -260,18 +321,25 @@ export async function runBenchPlan(plan: BenchPlan, opts: BenchRunOptions = {}):
     messages,
     messagesPerWallSecond: round(messagesPerWallSecond),
     remoteMessages: m?.remoteMessages ?? 0,
+    deleteMessagesPerPod: round(deleteMessagesPerPod, 1),
     windows: m?.windows ?? 0,
-    hostThreads: m?.hostCount ?? 0,
+    hostThreads,
     peakRssBytes,
     rssBytesPerPod: round(peakRssBytes / Math.max(1, plan.pods)),
+    hostHeapAtDeleteBytes,
+    hostHeapPeakBytes,
+    hostHeapBytesPerPod: round(hostHeapAtDeleteBytes / Math.max(1, plan.pods)),
     traceRecords,
     invariantsChecked: INVARIANTS.length,
     violations: violations.length,
     violationSamples: violations.slice(0, 5).map((v) => `${v.invariant} at ${v.t / US_PER_SECOND}s: ${v.message}`),
     checkWallSeconds: round(checkWallSeconds, 3),
     rawTransportMsgsPerSec: round(raw),
-    engineToRawRatio: raw > 0 ? round(messagesPerWallSecond / raw, 3) : 0,
+    ceilingDeletionsPerWallSecond: round(ceiling),
+    ceilingRatio: ceiling > 0 ? round(deletionsPerWallSecond / ceiling, 4) : 0,
+    ...(hostThreads > 1 ? { crossThreadRatio: round(crossThreadRatio, 4) } : {}),
     traceDigest: digest,
+    apiserverModel: BENCH_APISERVER_MODEL,
     ...(failure !== undefined ? { failure } : {}),
     machine: { cpus: availableParallelism() || cpus().length, memGiB: round(totalmem() / 2 ** 30, 1), node: process.version, loadAvg: loadavg().map((x) => round(x, 2)) },
   };

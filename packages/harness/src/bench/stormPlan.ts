@@ -32,6 +32,16 @@ export const KUBELET_START_SPREAD_US = 10 * US_PER_SECOND;
 /** When the driver starts the load: every kubelet has started and registered its Node by then. */
 export const LOAD_START_US = KUBELET_START_SPREAD_US + US_PER_SECOND;
 
+/**
+ * What the deletion SLI assumes of the apiserver (printed in the bench header and the JSON line):
+ * podsim's apiserver answers a request in zero virtual time at its arrival, and admits any number
+ * of requests at once. A real kube-apiserver spends CPU on each request (admission, etcd,
+ * encoding; etcd alone is ~ms per write) and rejects with 429 beyond `--max-requests-inflight`
+ * (default 400) read-only or `--max-mutating-requests-inflight` (default 200) mutating requests
+ * in flight; neither is modelled, so the SLI is the kubelets' QPS and the protocol's waits only.
+ */
+export const BENCH_APISERVER_MODEL = 'apiserver: zero processing time per request, no in-flight limit (--max-requests-inflight 400 / --max-mutating-requests-inflight 200 not modelled)';
+
 /** Default one-way minimum latency of a network link of the bench cluster (kubelet ↔ apiserver), µs. */
 export const BENCH_NETWORK_US = 1_000;
 /** One-way minimum latency kubelet ↔ its CRI runtime (gRPC over a unix socket on the node), µs. */
