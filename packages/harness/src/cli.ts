@@ -28,6 +28,7 @@ import { registerExploreCommands } from './explore/cli.js';
 import { toChromeTrace } from './report/chromeTrace.js';
 import { runPlan } from './engine.js';
 import { judge } from './run.js';
+import { versionLine } from './version.js';
 
 /** Exit codes of the CLI. */
 export const EXIT_OK = 0;
@@ -109,6 +110,7 @@ export async function main(argv: readonly string[], io: CliIo = stdio): Promise<
   let code = EXIT_OK;
   const program = new Command('podsim')
     .description('Simulate how Kubernetes v1.22.8 deletes pods, from a scenario file.')
+    .version(versionLine(), '-V, --version', 'print the podsim version and the Kubernetes version it simulates')
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.out(s.trimEnd()), writeErr: (s) => io.err(s.trimEnd()) })
     .showHelpAfterError('(run podsim --help for usage)')
@@ -216,7 +218,8 @@ export async function main(argv: readonly string[], io: CliIo = stdio): Promise<
     if (err instanceof CommanderError) {
       // Asked-for help and version are not errors; everything else commander rejects (unknown
       // command or flag, missing argument, no command at all) is bad input.
-      return err.code === 'commander.helpDisplayed' || err.code === 'commander.version' ? EXIT_OK : EXIT_BAD_INPUT;
+      // (`podsim help` and `podsim help run` end with 'commander.help'.)
+      return err.code === 'commander.helpDisplayed' || err.code === 'commander.help' || err.code === 'commander.version' ? EXIT_OK : EXIT_BAD_INPUT;
     }
     io.err(`podsim: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
     return EXIT_FAILED;

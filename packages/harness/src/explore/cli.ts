@@ -152,7 +152,7 @@ export function registerExploreCommands(program: Command, io: ExploreIo, done: (
     .option('--seeds <a..b>', 'seeds to run, inclusive (default 1..100)', parseSeedRange)
     .option('--count <n>', `run seeds 1..n (n ≤ ${MAX_EXPLORE_SEEDS})`, seedCount)
     .option('--workers <w>', `parallel simulations (default: the number of cores; never more than the seeds; at most ${MAX_WORKERS})`, workerCount)
-    .option('--faults <level>', 'scale every fault rate: a number or none | low | medium | high (default 1)', parseFaultLevel, 1)
+    .option('--faults <level>', 'scale every fault rate: a number or none | low | medium | high', parseFaultLevel, 1)
     .option('--json <out>', 'write every seed result as JSON to this file')
     .option('--no-progress', 'no progress bar on stderr')
     .action(async (file: string, o: { seeds?: [number, number]; count?: number; workers?: number; faults: number; json?: string; progress: boolean }) => {
@@ -187,7 +187,7 @@ export function registerExploreCommands(program: Command, io: ExploreIo, done: (
     .description('rerun one seed of explore exactly (same trace digest); print the failing pod\'s timeline; optionally shrink it')
     .argument('<file>', 'scenario file (YAML)')
     .requiredOption('--seed <n>', 'the seed to replay', seedArg)
-    .option('--faults <level>', 'the fault level explore ran with (default 1)', parseFaultLevel, 1)
+    .option('--faults <level>', 'the fault level explore ran with', parseFaultLevel, 1)
     .option('--trace <out>', 'write the run as a Chrome trace (Perfetto, chrome://tracing)')
     .option('--shrink', 'remove faults, then steps, while the same invariant still fails; write the result as a scenario file')
     .option('--out <file>', 'where --shrink writes the scenario (default: a temporary folder)')
