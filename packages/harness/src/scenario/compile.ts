@@ -331,7 +331,7 @@ export function compileScenario(sc: LoadedScenario, opts: PlanOptions = {}): Run
         const timeoutUs = w.timeout ?? DEFAULT_WAIT_TIMEOUT_US;
         dynamic = true;
         bound += timeoutUs;
-        steps.push({ ...base, kind: 'wait', condition: w.for, target, count: w.count ?? 1, timeoutUs });
+        steps.push({ ...base, kind: 'wait', condition: w.for, target, count: w.count ?? (w.for === 'gone' ? 0 : 1), timeoutUs });
         break;
       }
       case 'sleep': {
