@@ -7,6 +7,7 @@
  * the failing pod's timeline, exports the trace, and shrinks the faults and steps (ddmin).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { checkOutputPaths, output } from '../outputPaths.js';
 import { availableParallelism, tmpdir } from 'node:os';
 import { basename, dirname, extname, join } from 'node:path';
 import { SingleBar } from 'cli-progress';
@@ -161,6 +162,7 @@ export function registerExploreCommands(program: Command, io: ExploreIo, done: (
         return done(2);
       }
       const sc = loadScenario(file);
+      checkOutputPaths([output('--json', o.json)], sc.inputFiles ?? [file]);
       const plan = compileScenario(sc);
       for (const w of plan.warnings) io.err(formatIssue(w));
       if (!sc.doc.explore) io.err(`${file}: warning: no explore: section, so every seed runs without faults (and without the liveness check)`);
@@ -196,6 +198,7 @@ export function registerExploreCommands(program: Command, io: ExploreIo, done: (
     .addOption(new Option('--engine <kind>', 'threads (worker threads) or local (one thread, no workers)').choices(['threads', 'local']).default('local'))
     .action(async (file: string, o: { seed: number; faults: number; trace?: string; shrink?: boolean; out?: string; workers?: number; json?: string; engine: EngineKind }) => {
       const sc = loadScenario(file);
+      checkOutputPaths([output('--trace', o.trace), output('--json', o.json), o.shrink ? output('--out', o.out) : undefined], sc.inputFiles ?? [file]);
       const plan = compileScenario(sc);
       for (const w of plan.warnings) io.err(formatIssue(w));
       const drawn = drawnFaults(sc, o.seed, o.faults);
@@ -250,7 +253,8 @@ async function shrink(file: string, o: { seed: number; faults: number; out?: str
     io.out(`steps: ${s.steps.before} → ${s.steps.kept.length} in ${s.steps.tests} runs (${s.steps.seconds.toFixed(1)}s wall)`);
     io.out(`minimal run: ${s.minimal.first ? `${s.minimal.first.invariant} at ${sec(s.minimal.first.t)}: ${clip(s.minimal.first.message)}` : 'passes'}`);
     const out = o.out ?? join(tmpdir(), 'podsim-shrink', `${basename(file, extname(file))}-seed${o.seed}.yaml`);
-    mkdirSync(dirname(out), { recursive: true });
+    // The default folder is podsim's own; a given --out was checked before the replay.
+    if (o.out === undefined) mkdirSync(dirname(out), { recursive: true });
     const command = `pnpm podsim replay ${file} --seed ${o.seed}${o.faults !== 1 ? ` --faults ${o.faults}` : ''} --shrink`;
     writeFileSync(out, shrunkScenarioText(sc, { seed: o.seed, invariant: s.invariant, faults: kept, keepSteps: s.steps.kept, outFile: out, command }));
     // The written file must fail the same way with no randomness but the seed's own.
