@@ -233,8 +233,10 @@ export async function main(argv: readonly string[], io: CliIo = stdio): Promise<
     if (err instanceof CommanderError) {
       // Asked-for help and version are not errors; everything else commander rejects (unknown
       // command or flag, missing argument, no command at all) is bad input.
-      // (`podsim help` and `podsim help run` end with 'commander.help'.)
-      return err.code === 'commander.helpDisplayed' || err.code === 'commander.help' || err.code === 'commander.version' ? EXIT_OK : EXIT_BAD_INPUT;
+      // `podsim help` and `podsim help run` end with 'commander.help' and exit code 0; `podsim`
+      // without a command shows the same help as an error (exit code 1 there, 2 here).
+      const asked = err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || (err.code === 'commander.help' && err.exitCode === 0);
+      return asked ? EXIT_OK : EXIT_BAD_INPUT;
     }
     io.err(`podsim: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
     return EXIT_FAILED;

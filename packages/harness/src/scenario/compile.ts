@@ -19,6 +19,7 @@ import type { ExpectSpec, FaultSpec, KubeletSettings } from './schema.js';
 import { ScenarioError, type ScenarioIssue } from './source.js';
 import { loadScheduledFaults, type ScheduledFault } from './scheduled.js';
 import { UNREALISTIC_EXPLORE_KINDS, checkExplore } from '../explore/draw.js';
+import { admissionIssues } from './admission.js';
 import { CLUSTER_CIDR, MAX_NODE_CIDRS, NODE_CIDR_MASK_SIZE, nodePodCidr } from '../nodeCidrs.js';
 
 /** One actor of the run: its id, the module that exports `createActor`, and its config. */
@@ -194,6 +195,9 @@ export function compileScenario(sc: LoadedScenario, opts: PlanOptions = {}): Run
     if (!isClusterScoped(resource)) o.metadata = { ...o.metadata, namespace: o.metadata.namespace ?? namespace };
     return o;
   });
+  // What the apiserver will refuse when a step applies them (validate and run alike).
+  const admissionWarnings: ScenarioIssue[] = [];
+  for (const i of admissionIssues(sc, objects)) (i.warning ? admissionWarnings : issues).push(i);
   const refOf = (o: KubeObject) => `${o.kind}/${o.metadata.name ?? o.metadata.generateName}`;
   const resolveRef = (ref: string, path: (string | number)[]): KubeObject[] => {
     if (ref === 'all') return objects;
@@ -424,7 +428,7 @@ export function compileScenario(sc: LoadedScenario, opts: PlanOptions = {}): Run
     for (let i = first; i < faults.length; i++) faults[i] = { ...faults[i], id: faults.length - first > 1 ? `${sf.id}/${i - first}` : sf.id };
     bound = Math.max(bound, sf.atUs);
   }
-  const warnings = [...sc.warnings];
+  const warnings = [...sc.warnings, ...admissionWarnings];
   const ex = doc.explore;
   if (ex) {
     for (const x of checkExplore(ex, { nodes, clients: [...clientCfg.keys()], actorIds })) issues.push(src.issue(x.path, x.message));
