@@ -256,6 +256,8 @@ export class HostShell implements HostControl {
         board.setNow(h, core.now);
         board.beat(h);
         this.point?.();
+        // Interrupted (Ctrl-C): end the round here; the coordinator pauses everyone.
+        if (board.interrupted) break;
       }
       board.setNow(h, core.now);
       board.setState(h, STATE_SYNC);

@@ -59,7 +59,7 @@ export function podsByCreation(m: TraceModel): Array<{ uid: string; name: string
  */
 export function podEventTime(m: TraceModel, uid: string, name: string, event: string, rows: readonly WatchRow[], container?: string): number | undefined {
   const writes = m.podWrites.get(uid) ?? [];
-  const procs = m.processes.filter((p) => p.podUid === uid && (container === undefined || p.container === container));
+  const procs = m.processesOf(uid).filter((p) => container === undefined || p.container === container);
   const signal = (s: string) => Math.min(...procs.flatMap((p) => p.signals.filter((x) => x.signal === s).map((x) => x.t)));
   const fin = (v: number) => (Number.isFinite(v) ? v : undefined);
   switch (event) {
@@ -200,7 +200,7 @@ export function evaluateExpectations(m: TraceModel, expect: ExpectSpec | undefin
       results.push({ kind: 'exitCode', expected, ok: false, actual: unbound(x.pod) });
       continue;
     }
-    const exits = m.processes.filter((p) => p.podUid === pod.uid && (!x.container || p.container === x.container) && p.exitCode !== undefined);
+    const exits = m.processesOf(pod.uid).filter((p) => (!x.container || p.container === x.container) && p.exitCode !== undefined);
     const last = exits[exits.length - 1];
     results.push({
       kind: 'exitCode',
@@ -218,7 +218,7 @@ export function evaluateExpectations(m: TraceModel, expect: ExpectSpec | undefin
       results.push({ kind: 'signals', expected, ok: false, actual: unbound(x.pod) });
       continue;
     }
-    const sigs = m.processes.filter((p) => p.podUid === pod.uid && (!x.container || p.container === x.container)).flatMap((p) => p.signals);
+    const sigs = m.processesOf(pod.uid).filter((p) => !x.container || p.container === x.container).flatMap((p) => p.signals);
     const term = sigs.filter((s) => s.signal === 'SIGTERM').length;
     const kill = sigs.filter((s) => s.signal === 'SIGKILL').length;
     const ok = (x.TERM === undefined || x.TERM === term) && (x.KILL === undefined || x.KILL === kill);
