@@ -108,6 +108,8 @@ export class HostShell implements HostControl {
   private transport!: BatchTransport;
 
   private busyWindows = 0;
+  /** The board's INTERRUPT word, read between events (Simulation.interrupt). */
+  private readonly isInterrupted = (): boolean => this.board.interrupted;
   private batchesSent = 0;
   private bytesSent = 0;
   private remoteMessages = 0;
@@ -252,7 +254,7 @@ export class HostShell implements HostControl {
       board.setNow(h, core.nextEventTime());
       board.setState(h, STATE_RUN);
       core.windowCap = NEVER;
-      while (core.runUntil(bound, BEAT_EVERY) === BEAT_EVERY) {
+      while (core.runUntil(bound, BEAT_EVERY, this.isInterrupted) === BEAT_EVERY) {
         board.setNow(h, core.now);
         board.beat(h);
         this.point?.();
