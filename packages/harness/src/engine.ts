@@ -34,6 +34,8 @@ export interface EngineOptions {
    * Until the signal is aborted the run is that of an uninterrupted run (same trace, digest).
    */
   readonly signal?: AbortSignal;
+  /** Called once the actors are up and the run begins (tests time their Ctrl-C from it). */
+  readonly onRunning?: () => void;
 }
 
 /** Wall-clock ms a segment of an interruptible run should last; virtual segments grow until they do. */
@@ -102,6 +104,7 @@ async function runThreads(plan: RunPlan, opts: EngineOptions): Promise<EngineRes
     if (opts.signal?.aborted) onAbort();
     let r;
     try {
+      opts.onRunning?.();
       r = await sim.run({ maxUs: plan.maxVirtualUs });
     } finally {
       opts.signal?.removeEventListener('abort', onAbort);
@@ -157,6 +160,7 @@ async function runLocal(plan: RunPlan, opts: EngineOptions): Promise<EngineResul
   });
   let interrupted = false;
   try {
+    opts.onRunning?.();
     if (!opts.signal) sim.runUntil(plan.maxVirtualUs);
     else {
       // Segments, yielding to the event loop in between so that a SIGINT handler can run.
