@@ -40,6 +40,8 @@ export interface EngineOptions {
 
 /** Wall-clock ms a segment of an interruptible run should last; virtual segments grow until they do. */
 const SEGMENT_WALL_MS = 200;
+/** Wall ms between two intakes of the hosts' trace chunks during a threaded run. */
+const TRACE_INTAKE_MS = 200;
 /** The first segment's virtual length. */
 const FIRST_SEGMENT_US = 1_000_000;
 
@@ -102,11 +104,14 @@ async function runThreads(plan: RunPlan, opts: EngineOptions): Promise<EngineRes
     const onAbort = () => running.interrupt();
     opts.signal?.addEventListener('abort', onAbort, { once: true });
     if (opts.signal?.aborted) onAbort();
+    // Take in the hosts' trace chunks as they come, not all at the end.
+    const intake = setInterval(() => running.collectTraces(), TRACE_INTAKE_MS);
     let r;
     try {
       opts.onRunning?.();
       r = await sim.run({ maxUs: plan.maxVirtualUs });
     } finally {
+      clearInterval(intake);
       opts.signal?.removeEventListener('abort', onAbort);
     }
     const interrupted = r.reason === 'interrupted' || (opts.signal?.aborted === true && r.reason !== 'stopped');

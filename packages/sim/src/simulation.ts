@@ -342,6 +342,22 @@ export class Simulation {
   }
 
   /**
+   * Takes in the trace chunks the hosts have shipped so far, also while a segment runs (call it
+   * on a timer during a long `run`): otherwise every chunk of the run waits in its port and is
+   * decoded at the end — 8.5 s at once after a Ctrl-C four minutes into a 20k-pod run.
+   */
+  collectTraces(): void {
+    if (this.closed) return;
+    for (const h of this.hosts) {
+      for (;;) {
+        const m = receiveMessageOnPort(h.port);
+        if (!m) break;
+        for (const rec of (m.message as TraceChunk).records) this.traceRecords.push(rec);
+      }
+    }
+  }
+
+  /**
    * Removes and returns the trace records collected so far, in (t, actor, seq) order: while
    * paused that is every record before the paused time, so successive calls give consecutive,
    * ordered slices of the trace (large runs feed them to their checkers and keep no raw trace).
