@@ -13,6 +13,7 @@
 import type { DeleteOptions, Status } from '@podsim/api';
 import { US_PER_SECOND } from '@podsim/api';
 import { field, newBadRequest, newInvalid, type GroupKind } from './errors.js';
+import { deepClone } from './objects.js';
 
 // ---- shapes ---------------------------------------------------------------------------------------
 
@@ -335,6 +336,14 @@ function typeName(s: Shape): string {
   return `map[string]${typeName(s.map)}`;
 }
 
+/** `resource.ErrFormatWrong`, as the decoder reports a malformed quantity string. */
+export const QUANTITY_FORMAT_ERROR = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
+
+/** A string ParseQuantity accepts: a decimal number and a suffix (n u m "" k M G T P E, Ki … Ei, or an exponent e3 / E-2). */
+export function isQuantityText(v: string): boolean {
+  return /^[+-]?(\d+\.?\d*|\.\d+)(n|u|m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei|[eE][+-]?\d+)?$/.test(v);
+}
+
 /** How Go's decoder names a JSON value in "cannot unmarshal X into …". */
 function jsonKind(v: unknown): string {
   if (Array.isArray(v)) return 'array';
@@ -375,7 +384,10 @@ function check(v: unknown, s: Shape, path: string): [string, string] | undefined
       case 'intOrString':
         return typeof v === 'string' || isInt(v, INT32_MAX + 1) ? undefined : bad();
       case 'quantity':
-        return typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v)) ? undefined : bad();
+        if (typeof v === 'number' && Number.isFinite(v)) return undefined;
+        if (typeof v !== 'string') return bad();
+        // resource.Quantity's UnmarshalJSON → ParseQuantity (apimachinery v0.22.8 quantity.go).
+        return isQuantityText(v) ? undefined : [path, QUANTITY_FORMAT_ERROR];
     }
   }
   if ('list' in s) {
@@ -406,6 +418,18 @@ function check(v: unknown, s: Shape, path: string): [string, string] | undefined
   return undefined;
 }
 
+/**
+ * Where {@link decodeTyped} would refuse `obj` as `kind` (a copy is checked): the field path as
+ * the checker walks it (`spec.containers[0].resources.requests["cpu"]`) and the decoder's
+ * message; undefined when it decodes. For tools that point at the offending field of a file.
+ */
+export function decodeProblem(obj: unknown, kind: string): { path: string; message: string } | undefined {
+  const shape = KINDS[kind];
+  if (!shape) return undefined;
+  const e = check(deepClone(obj as Record<string, unknown>), shape, '');
+  return e ? { path: e[0], message: e[1] } : undefined;
+}
+
 /** Whether {@link decodeTyped} knows `kind`. */
 export function hasTypedShape(kind: string): boolean {
   return KINDS[kind] !== undefined;
@@ -423,7 +447,8 @@ export function decodeTyped(obj: Record<string, unknown>, kind: string, version:
   if (!shape) return undefined;
   const e = check(obj, shape, '');
   if (!e) return undefined;
-  const message = `json: ${e[1].replace('Go struct field ', `Go struct field ${kind}.`)}`;
+  // A malformed quantity is ParseQuantity's error, not encoding/json's.
+  const message = e[1] === QUANTITY_FORMAT_ERROR ? e[1] : `json: ${e[1].replace('Go struct field ', `Go struct field ${kind}.`)}`;
   if (mode === 'body') return newBadRequest(`${kind} in version ${JSON.stringify(version)} cannot be handled as a ${kind}: ${message}`);
   return newInvalid(gk, name, [field.invalid('patch', e[0], message)]);
 }

@@ -4,7 +4,8 @@
  * ValidateNode, ValidateEvent), `pkg/apis/apps/validation` (ValidateDeployment,
  * ValidateReplicaSet and their updates) and apimachinery `pkg/api/validation/objectmeta.go`
  * that podsim's users can trip. Deliberately partial: security contexts, affinity, volumes'
- * sources and resource quantities are not validated. Messages are upstream's.
+ * sources and resource names are not validated (resource quantities are: non-negative, integer
+ * counts, requests ≤ limits; their format is the decoder's). Messages are upstream's.
  */
 import type {
   Container,
@@ -21,7 +22,7 @@ import type {
   ReplicaSet,
   Toleration,
 } from '@podsim/api';
-import { FINALIZER_DELETE_DEPENDENTS, FINALIZER_ORPHAN_DEPENDENTS } from '@podsim/api';
+import { FINALIZER_DELETE_DEPENDENTS, FINALIZER_ORPHAN_DEPENDENTS, parseQuantity, quantityMilliValue } from '@podsim/api';
 import { type FieldError, field, quote } from './errors.js';
 import { semanticEqual } from './objects.js';
 import { labelSelectorAsSelector, labelsMatch, validateLabelKey, validateLabelValue } from '@podsim/api';
@@ -200,6 +201,10 @@ function validateContainers(containers: readonly Container[] | undefined, volume
     (ctr.ports ?? []).forEach((p, j) => {
       const pp = `${idx}.ports[${j}]`;
       if (!(p.containerPort >= 1 && p.containerPort <= 65535)) errs.push(field.invalid(`${pp}.containerPort`, p.containerPort, 'must be between 1 and 65535, inclusive'));
+      // validateContainerPorts: a hostPort, when set, is a port number too (IsValidPortNum).
+      if (p.hostPort !== undefined && p.hostPort !== 0 && !(p.hostPort >= 1 && p.hostPort <= 65535)) {
+        errs.push(field.invalid(`${pp}.hostPort`, p.hostPort, 'must be between 1 and 65535, inclusive'));
+      }
       if (!p.protocol) errs.push(field.required(`${pp}.protocol`, ''));
       else if (!PROTOCOLS.includes(p.protocol)) errs.push(field.notSupported(`${pp}.protocol`, p.protocol, PROTOCOLS));
     });
@@ -212,9 +217,39 @@ function validateContainers(containers: readonly Container[] | undefined, volume
       else if (!volumes.has(m.name)) errs.push(field.notFound(`${mp}.name`, m.name));
       if (!m.mountPath) errs.push(field.required(`${mp}.mountPath`, ''));
     });
+    errs.push(...validateResourceRequirements(ctr.resources, `${idx}.resources`));
     if (!ctr.imagePullPolicy) errs.push(field.required(`${idx}.imagePullPolicy`, ''));
     else if (!PULL_POLICIES.includes(ctr.imagePullPolicy)) errs.push(field.notSupported(`${idx}.imagePullPolicy`, ctr.imagePullPolicy, PULL_POLICIES));
   });
+  return errs;
+}
+
+/** Resources whose quantities must be whole numbers (`helper.IsIntegerResourceName`: standard ones; extended and hugepages are not simulated). */
+const INTEGER_RESOURCES = new Set(['pods', 'services', 'replicationcontrollers', 'resourcequotas', 'secrets', 'configmaps', 'persistentvolumeclaims', 'services.nodeports', 'services.loadbalancers']);
+
+/**
+ * `ValidateResourceRequirements` (v1.22.8), the quantity checks: every limit and request is
+ * non-negative (`ValidateNonnegativeQuantity`), counts are integers, and a request is at most
+ * its limit. Quantities arrive well-formed (the decoder refused the others). Resource names are
+ * not checked.
+ */
+function validateResourceRequirements(r: Container['resources'], path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  if (!r) return errs;
+  const check = (name: string, q: string | number, p: string) => {
+    const v = parseQuantity(q);
+    if (v === undefined) return;
+    if (v < 0) errs.push(field.invalid(p, String(q), 'must be greater than or equal to 0'));
+    if (INTEGER_RESOURCES.has(name) && (quantityMilliValue(q) ?? 0) % 1000 !== 0) errs.push(field.invalid(p, String(q), 'must be an integer'));
+  };
+  for (const [name, q] of Object.entries(r.limits ?? {})) check(name, q, `${path}.limits[${name}]`);
+  for (const [name, q] of Object.entries(r.requests ?? {})) {
+    check(name, q, `${path}.requests[${name}]`);
+    const limit = r.limits?.[name];
+    const lv = limit === undefined ? undefined : parseQuantity(limit);
+    const rv = parseQuantity(q);
+    if (lv !== undefined && rv !== undefined && rv > lv) errs.push(field.invalid(`${path}.requests`, String(q), `must be less than or equal to ${name} limit`));
+  }
   return errs;
 }
 

@@ -12,6 +12,7 @@
  * file, line and field, never a stack trace.
  */
 import { writeFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { US_PER_SECOND } from '@podsim/api';
 import { formatDuration } from './duration.js';
@@ -28,6 +29,8 @@ import { registerExploreCommands } from './explore/cli.js';
 import { toChromeTrace } from './report/chromeTrace.js';
 import { runPlan } from './engine.js';
 import { NO_EXPECTATIONS, judge } from './run.js';
+import { versionLine } from './version.js';
+import { checkOutputPaths, output } from './outputPaths.js';
 
 /** Exit codes of the CLI. */
 export const EXIT_OK = 0;
@@ -58,6 +61,13 @@ function parsePort(v: string): number {
 function parseNodes(v: string): number {
   if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > 5000) throw new InvalidArgumentError('expected an integer from 1 to 5000.');
   return Number(v);
+}
+
+/** A listen address: an IPv4 / IPv6 address or a host name (`999.1.1.1` is neither: it was looked up as a name). */
+function parseHost(v: string): string {
+  const dotted = /^[\d.]+$/.test(v);
+  if (isIP(v) !== 0 || (!dotted && /^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/.test(v))) return v;
+  throw new InvalidArgumentError(dotted ? 'not an IPv4 address (four numbers from 0 to 255, e.g. 127.0.0.1 or 0.0.0.0).' : 'expected an IP address or a host name.');
 }
 
 function parseSpeed(v: string): number {
@@ -111,6 +121,7 @@ export async function main(argv: readonly string[], io: CliIo = stdio): Promise<
   let code = EXIT_OK;
   const program = new Command('podsim')
     .description('Simulate how Kubernetes v1.22.8 deletes pods, from a scenario file.')
+    .version(versionLine(), '-V, --version', 'print the podsim version and the Kubernetes version it simulates')
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.out(s.trimEnd()), writeErr: (s) => io.err(s.trimEnd()) })
     .showHelpAfterError('(run podsim --help for usage)')
@@ -127,7 +138,10 @@ export async function main(argv: readonly string[], io: CliIo = stdio): Promise<
     .option('--trace <out>', 'write the run as a Chrome trace (Perfetto, chrome://tracing)')
     .addOption(new Option('--engine <kind>', 'threads (worker threads) or local (one thread, no workers)').choices(['threads', 'local']).default('threads'))
     .action(async (file: string, o: { seed?: number; placement?: string; json?: string; quiet?: boolean; trace?: string; engine: EngineKind }) => {
-      const plan = compileScenario(loadScenario(file), { seed: o.seed, placement: o.placement });
+      const sc = loadScenario(file);
+      // Before anything runs: a run must not end in a failed write, nor overwrite its input.
+      checkOutputPaths([output('--json', o.json), output('--trace', o.trace)], sc.inputFiles ?? [file]);
+      const plan = compileScenario(sc, { seed: o.seed, placement: o.placement });
       for (const w of plan.warnings) io.err(formatIssue(w));
       // Ctrl-C (or SIGTERM) ends the run at its next pause and reports what happened until then;
       // a second one quits at once. (Without this a long run lost every row it had produced.)
@@ -172,7 +186,7 @@ export async function main(argv: readonly string[], io: CliIo = stdio): Promise<
     .command('serve')
     .description('serve the simulated cluster over HTTP so that the real kubectl can talk to it')
     .option('--port <p>', 'port to listen on (0 = any free port)', parsePort, 0)
-    .option('--host <h>', 'address to bind (loopback unless told otherwise)', '127.0.0.1')
+    .option('--host <h>', 'address to bind (loopback unless told otherwise)', parseHost, '127.0.0.1')
     .option('--scenario <file>', "load this scenario's cluster and manifests (default: a cluster of --nodes nodes)")
     .option('--nodes <n>', 'nodes of the default cluster (default 2)', parseNodes)
     .option('--speed <x>', 'virtual seconds per wall second', parseSpeed, 1)
@@ -193,12 +207,15 @@ export async function main(argv: readonly string[], io: CliIo = stdio): Promise<
           code = EXIT_BAD_INPUT;
           return;
         }
+        // Checked before the cluster starts (a missing directory was a stack trace after it had).
+        checkOutputPaths([output('--kubeconfig', o.kubeconfig)], o.scenario !== undefined ? [o.scenario] : []);
         try {
           code = await runServe({ ...o, warpUs: o.warp }, io);
         } catch (err) {
           const e = err as NodeJS.ErrnoException;
-          if (e.code !== 'EADDRINUSE' && e.code !== 'EACCES' && e.code !== 'EADDRNOTAVAIL') throw err;
-          io.err(`podsim serve: cannot listen on ${o.host}:${o.port}: ${e.code}`);
+          // ENOTFOUND / EAI_AGAIN: a host name that does not resolve.
+          if (e.code !== 'EADDRINUSE' && e.code !== 'EACCES' && e.code !== 'EADDRNOTAVAIL' && e.code !== 'ENOTFOUND' && e.code !== 'EAI_AGAIN') throw err;
+          io.err(`podsim serve: cannot listen on ${o.host}:${o.port}: ${e.code}${e.code === 'ENOTFOUND' ? ' (no such host)' : ''}`);
           code = EXIT_BAD_INPUT;
         }
       },
@@ -218,7 +235,10 @@ export async function main(argv: readonly string[], io: CliIo = stdio): Promise<
     if (err instanceof CommanderError) {
       // Asked-for help and version are not errors; everything else commander rejects (unknown
       // command or flag, missing argument, no command at all) is bad input.
-      return err.code === 'commander.helpDisplayed' || err.code === 'commander.version' ? EXIT_OK : EXIT_BAD_INPUT;
+      // `podsim help` and `podsim help run` end with 'commander.help' and exit code 0; `podsim`
+      // without a command shows the same help as an error (exit code 1 there, 2 here).
+      const asked = err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || (err.code === 'commander.help' && err.exitCode === 0);
+      return asked ? EXIT_OK : EXIT_BAD_INPUT;
     }
     io.err(`podsim: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
     return EXIT_FAILED;

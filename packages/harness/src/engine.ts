@@ -27,22 +27,33 @@ export interface EngineOptions {
   /** Wall-clock ms a host may stay silent before the run fails (threads only). */
   readonly hostTimeoutMs?: number;
   /**
-   * Stops the run early (Ctrl-C): the run goes in segments of virtual time, and once the signal
-   * is aborted it ends at the next pause with `end: 'interrupted'` and every trace record up to
-   * that time — the report then covers the run so far. Segments never change the run: pausing
-   * is invisible to the actors, so the trace and digest are those of an uninterrupted run.
+   * Stops the run early (Ctrl-C) with `end: 'interrupted'` and every trace record produced so
+   * far — the report then covers the run so far. Threads: the hosts stop within a few events
+   * (Simulation.interrupt), each where it was. Local: the run goes in segments of virtual time
+   * (at most {@link SEGMENT_WALL_MS} of wall time each once measured) and ends at the next pause.
+   * Until the signal is aborted the run is that of an uninterrupted run (same trace, digest).
    */
   readonly signal?: AbortSignal;
+  /** Called once the actors are up and the run begins (tests time their Ctrl-C from it). */
+  readonly onRunning?: () => void;
 }
 
 /** Wall-clock ms a segment of an interruptible run should last; virtual segments grow until they do. */
 const SEGMENT_WALL_MS = 200;
+/** Wall ms between two intakes of the hosts' trace chunks during a threaded run. */
+const TRACE_INTAKE_MS = 200;
 /** The first segment's virtual length. */
 const FIRST_SEGMENT_US = 1_000_000;
 
-/** The next segment length: doubled while segments go by faster than {@link SEGMENT_WALL_MS}. */
-function nextSegmentUs(segmentUs: number, wallMs: number): number {
-  return wallMs < SEGMENT_WALL_MS ? Math.min(segmentUs * 2, Number.MAX_SAFE_INTEGER / 4) : segmentUs;
+/**
+ * The next segment length: doubled while segments go by faster than {@link SEGMENT_WALL_MS},
+ * scaled down (to at least 1 ms virtual) when one took longer, so that a Ctrl-C waits about
+ * that long (a 2 s segment of a 20k-pod storm took 7 s and never shrank).
+ */
+export function nextSegmentUs(segmentUs: number, wallMs: number): number {
+  if (wallMs < SEGMENT_WALL_MS) return Math.min(segmentUs * 2, Number.MAX_SAFE_INTEGER / 4);
+  if (wallMs <= 2 * SEGMENT_WALL_MS) return segmentUs;
+  return Math.max(1_000, Math.floor((segmentUs * SEGMENT_WALL_MS) / wallMs));
 }
 
 export interface EngineResult {
@@ -87,19 +98,23 @@ async function runThreads(plan: RunPlan, opts: EngineOptions): Promise<EngineRes
       epochUnixSeconds: plan.epochUnixSeconds,
       ...(opts.hostTimeoutMs !== undefined ? { hostTimeoutMs: opts.hostTimeoutMs } : {}),
     });
-    let r = opts.signal ? undefined : await sim.run({ maxUs: plan.maxVirtualUs });
-    let interrupted = false;
-    for (let segmentUs = FIRST_SEGMENT_US; r === undefined; ) {
-      const t0 = performance.now();
-      const target = Math.min(plan.maxVirtualUs, sim.now + segmentUs);
-      const seg = await sim.runUntil(target);
-      if (seg.reason !== 'target' || target >= plan.maxVirtualUs) r = seg;
-      else if (opts.signal?.aborted) {
-        r = seg;
-        interrupted = true;
-      }
-      segmentUs = nextSegmentUs(segmentUs, performance.now() - t0);
+    // Ctrl-C interrupts the hosts mid-window (Simulation.interrupt: within a few events), so
+    // one run to the end serves; the run pauses where each host was.
+    const running = sim;
+    const onAbort = () => running.interrupt();
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
+    if (opts.signal?.aborted) onAbort();
+    // Take in the hosts' trace chunks as they come, not all at the end.
+    const intake = setInterval(() => running.collectTraces(), TRACE_INTAKE_MS);
+    let r;
+    try {
+      opts.onRunning?.();
+      r = await sim.run({ maxUs: plan.maxVirtualUs });
+    } finally {
+      clearInterval(intake);
+      opts.signal?.removeEventListener('abort', onAbort);
     }
+    const interrupted = r.reason === 'interrupted' || (opts.signal?.aborted === true && r.reason !== 'stopped');
     const traces = await sim.traces();
     const digest = await sim.digest();
     const metrics = await sim.metrics();
@@ -150,6 +165,7 @@ async function runLocal(plan: RunPlan, opts: EngineOptions): Promise<EngineResul
   });
   let interrupted = false;
   try {
+    opts.onRunning?.();
     if (!opts.signal) sim.runUntil(plan.maxVirtualUs);
     else {
       // Segments, yielding to the event loop in between so that a SIGINT handler can run.

@@ -103,7 +103,8 @@ test.serial('kubectl apply -f the minio Deployment; get pods, -o wide, -o yaml, 
   const wide = await k.run(['get', 'pods', '-o', 'wide']);
   const [wh, wr] = wide.stdout.trim().split('\n');
   t.deepEqual(wh.split(/\s{2,}/), ['NAME', 'READY', 'STATUS', 'RESTARTS', 'AGE', 'IP', 'NODE', 'NOMINATED NODE', 'READINESS GATES']);
-  t.regex(wr, /\s10\.244\.0\.\d+\s+node-1\s+<none>\s+<none>$/);
+  // node-1's pod CIDR is the first /24 of the cluster CIDR 10.224.0.0/11 (src/nodeCidrs.ts).
+  t.regex(wr, /\s10\.224\.0\.\d+\s+node-1\s+<none>\s+<none>$/);
 
   const yaml = await k.run(['get', 'pods', '-o', 'yaml']);
   const list = parseYaml(yaml.stdout) as { kind: string; items: { kind: string; metadata: { labels: Record<string, string> }; status: { phase: string } }[] };

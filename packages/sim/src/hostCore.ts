@@ -308,13 +308,17 @@ export class HostCore {
   /**
    * Processes, in key order, every queued event with `at < bound` (and `< stopAt`, `< windowCap`,
    * both read before each event), or at most `maxEvents` of them (a host thread uses that to
-   * report liveness during a long window). Returns the number of events processed. Throws
+   * report liveness during a long window), stopping early once `interrupted()` says so (checked
+   * between events). Returns the number of events processed. Throws
    * {@link SimulationError} if a handler throws.
    */
-  runUntil(bound: VirtualTime, maxEvents = Infinity): number {
+  runUntil(bound: VirtualTime, maxEvents = Infinity, interrupted?: () => boolean): number {
     if (!this.started) this.start();
     let n = 0;
     while (n < maxEvents) {
+      // A Ctrl-C (the board's INTERRUPT word): stop between two events; one event of a large
+      // cluster (a controller sync over 20k pods) can take a tenth of a second.
+      if (interrupted !== undefined && n > 0 && interrupted()) break;
       let top = this.queue.peek();
       if (this.nextTimeoutAt <= (top ? top.at : bound)) {
         this.migrateTimeouts(top ? top.at : bound);

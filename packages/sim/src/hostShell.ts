@@ -109,6 +109,8 @@ export class HostShell implements HostControl {
   private transport!: BatchTransport;
 
   private busyWindows = 0;
+  /** The board's INTERRUPT word, read between events (Simulation.interrupt). */
+  private readonly isInterrupted = (): boolean => this.board.interrupted;
   private batchesSent = 0;
   private bytesSent = 0;
   private remoteMessages = 0;
@@ -253,10 +255,12 @@ export class HostShell implements HostControl {
       board.setNow(h, core.nextEventTime());
       board.setState(h, STATE_RUN);
       core.windowCap = NEVER;
-      while (core.runUntil(bound, BEAT_EVERY) === BEAT_EVERY) {
+      while (core.runUntil(bound, BEAT_EVERY, this.isInterrupted) === BEAT_EVERY) {
         board.setNow(h, core.now);
         board.beat(h);
         this.point?.();
+        // Interrupted (Ctrl-C): end the round here; the coordinator pauses everyone.
+        if (board.interrupted) break;
       }
       board.setNow(h, core.now);
       board.setState(h, STATE_SYNC);

@@ -89,8 +89,12 @@ export interface SimulationOptions {
 
 /** Why a run segment ended. */
 export interface RunResult {
-  /** `target`: reached the requested time; `stopped`: an actor's stopRun horizon; `quiescent`: no events left. */
-  readonly reason: 'target' | 'stopped' | 'quiescent';
+  /**
+   * `target`: reached the requested time; `stopped`: an actor's stopRun horizon; `quiescent`: no
+   * events left; `interrupted`: {@link Simulation.interrupt} ended it early (`now` is the latest
+   * event processed; hosts may have stopped at different times).
+   */
+  readonly reason: 'target' | 'stopped' | 'quiescent' | 'interrupted';
   readonly now: VirtualTime;
   readonly stopReason?: string;
 }
@@ -317,6 +321,16 @@ export class Simulation {
     return this.segment(tUs);
   }
 
+  /**
+   * Ends the segment in progress (or the next one) early, within a few events of each host:
+   * for a user's Ctrl-C. Safe to call at any time, from the thread that owns the simulation;
+   * the run ends with reason `interrupted` and stays paused (traces, digest and metrics can be
+   * read, then close it). An interrupted simulation is not meant to be run further.
+   */
+  interrupt(): void {
+    if (!this.closed) this.board.interrupt();
+  }
+
   /** Runs until an actor's stopRun horizon, quiescence, or `maxUs`. */
   run(opts: { maxUs?: VirtualTime } = {}): Promise<RunResult> {
     return this.segment(opts.maxUs ?? NEVER);
@@ -326,6 +340,22 @@ export class Simulation {
   async traces(): Promise<TraceRecord[]> {
     this.drainTracePorts();
     return sortTraces(this.traceRecords);
+  }
+
+  /**
+   * Takes in the trace chunks the hosts have shipped so far, also while a segment runs (call it
+   * on a timer during a long `run`): otherwise every chunk of the run waits in its port and is
+   * decoded at the end — 8.5 s at once after a Ctrl-C four minutes into a 20k-pod run.
+   */
+  collectTraces(): void {
+    if (this.closed) return;
+    for (const h of this.hosts) {
+      for (;;) {
+        const m = receiveMessageOnPort(h.port);
+        if (!m) break;
+        for (const rec of (m.message as TraceChunk).records) this.traceRecords.push(rec);
+      }
+    }
   }
 
   /**
@@ -518,7 +548,8 @@ export class Simulation {
       this._stopReason = stopReason ?? this._stopReason;
 
       // Hand over what reached the mailboxes before the pause.
-      const limit = Math.min(targetUs, stopAt);
+      const interrupted = this.board.interrupted;
+      const limit = interrupted ? Math.min(targetUs, stopAt, last) : Math.min(targetUs, stopAt);
       for (const r of results) this.mailboxCore.deliverRemote(r.mailbox);
       this.mailboxCore.stopAt = stopAt;
       this.mailboxCore.runUntil(limit);
@@ -528,8 +559,9 @@ export class Simulation {
       const stopped = stopAt !== NEVER && stopAt <= targetUs && nextEvent >= stopAt;
       let reason: RunResult['reason'];
       if (stopped) reason = 'stopped';
+      else if (interrupted && nextEvent < Math.min(targetUs, stopAt)) reason = 'interrupted';
       else reason = nextEvent === NEVER ? 'quiescent' : 'target';
-      this._now = !stopped && targetUs !== NEVER ? Math.max(targetUs, this._now) : last;
+      this._now = reason === 'interrupted' ? Math.max(last, this._now) : !stopped && targetUs !== NEVER ? Math.max(targetUs, this._now) : last;
       this.mailboxCore.now = Math.max(this.mailboxCore.now, this._now);
       return { reason, now: this._now, stopReason: this._stopReason };
     } finally {

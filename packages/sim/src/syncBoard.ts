@@ -40,7 +40,13 @@
  * - I7 liveness is judged on progress, not on waiting: a host in RUN, DRAIN or SYNC beats as it
  *   works; a waiting host (WAIT) is stuck only if nothing anywhere moves (simulation.ts).
  *
- * Layout (H hosts). Int32 words: ABORT, ARRIVED, EXPECTED, FAILED+1, ROUND, CMD, 2 spare,
+ * Interrupt (a Ctrl-C of the user, Simulation.interrupt): the INTERRUPT word makes every host
+ * end its round at its next beat (processing less than its bound allows is always safe: I3 is an
+ * upper limit) and the coordinator pause everyone, so a long window ends within BEAT_EVERY
+ * events instead of at its bound. The hosts then stand at different virtual times; an
+ * interrupted run is not continued.
+ *
+ * Layout (H hosts). Int32 words: ABORT, ARRIVED, EXPECTED, FAILED+1, ROUND, CMD, INTERRUPT, 1 spare,
  * heartbeat[H], go[H], active[H], sleeping[H], state[H], waitOn[H], sent[H×H] (cumulative
  * batches p → d at p·H + d). Float64 words (8-aligned, after the int32 area): Q[H], S[H], V[H],
  * B[H], M[H×H] (p·H + d), T[H] (each host's virtual time), then the stop time and the earliest
@@ -53,6 +59,8 @@ const I_EXPECTED = 2;
 const I_FAILED = 3;
 const I_ROUND = 4;
 const I_CMD = 5;
+/** Set by {@link SyncBoard.interrupt}: end the current round early and pause (a Ctrl-C). */
+const I_INTERRUPT = 6;
 const I_HEAD = 8;
 
 /** What the coordinator told the hosts it woke. */
@@ -331,7 +339,7 @@ export class SyncBoard {
     const limit = targetUs < stopAt ? targetUs : stopAt;
     let minV = NEVER;
     for (let p = 0; p < n; p++) if (f[this.fV + p] < minV) minV = f[this.fV + p];
-    if (minV >= limit) {
+    if (minV >= limit || Atomics.load(i32, I_INTERRUPT) !== 0) {
       f[this.fNext] = minV;
       Atomics.store(i32, I_CMD, CMD_PAUSE);
       for (let h = 0; h < n; h++) this.wake(h, h !== self);
@@ -365,6 +373,17 @@ export class SyncBoard {
     Atomics.add(this.i32, this.iGo + h, 1);
     // Atomics.notify is costly (a global lock in V8, a futex syscall): skip it for a spinner.
     if (notify && Atomics.load(this.i32, this.iSleep + h)) Atomics.notify(this.i32, this.iGo + h);
+  }
+
+  // ---- interrupt ---------------------------------------------------------------------------
+
+  /** Asks the hosts to pause at their next beat (any thread may call it, also mid-segment). */
+  interrupt(): void {
+    Atomics.store(this.i32, I_INTERRUPT, 1);
+  }
+
+  get interrupted(): boolean {
+    return Atomics.load(this.i32, I_INTERRUPT) !== 0;
   }
 
   // ---- liveness and abort --------------------------------------------------------------------

@@ -7,13 +7,14 @@
  * how the per-pod wall cost grows, with its spread, and the memory per added pod.
  */
 import { spawn } from 'node:child_process';
-import { loadavg } from 'node:os';
+import { loadavg, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { SingleBar } from 'cli-progress';
 import { type Command, InvalidArgumentError } from 'commander';
 import { runBenchPlan, type BenchFigures, type BenchProgress } from './runBench.js';
 import { scaleOrder, summarizeScale } from './scaleSummary.js';
 import { BENCH_NETWORK_US, churnPlan, stormPlan, type BenchPlan } from './stormPlan.js';
+import { CLUSTER_CIDR, MAX_NODE_CIDRS } from '../nodeCidrs.js';
 
 export interface BenchIo {
   out(line: string): void;
@@ -51,6 +52,28 @@ function parseSizes(v: string): number[] {
   if (pods.some((p) => p < 1)) throw new InvalidArgumentError('expected pod counts of at least 1.');
   return pods;
 }
+
+/**
+ * Peak RSS of a bench run, estimated from docs/benchmarks.md's storms (68 KB per pod at 100k pods,
+ * 55 KB at 150k, 114 KB at 10k once the ~300 MB of threads and code are taken out): 300 MB plus
+ * 70 KB per pod. A size whose estimate exceeds the machine's memory is refused up front — a storm
+ * of 10^11 pods used to grow until V8 ran out of memory 47 s later, with a stack trace.
+ */
+export const BENCH_BASE_BYTES = 300 * 2 ** 20;
+export const BENCH_BYTES_PER_POD = 70 * 2 ** 10;
+
+/** Why a bench of `nodes` nodes and (at most) `pods` pods at once cannot run here, or undefined if it can. */
+export function benchSizeProblem(nodes: number, pods: number, memoryBytes = totalmem()): string | undefined {
+  if (nodes > MAX_NODE_CIDRS) return `${int(nodes)} nodes: at most ${int(MAX_NODE_CIDRS)} (the node pod CIDRs the cluster CIDR ${CLUSTER_CIDR} holds)`;
+  const need = BENCH_BASE_BYTES + pods * BENCH_BYTES_PER_POD;
+  if (need > memoryBytes) {
+    const max = Math.floor((memoryBytes - BENCH_BASE_BYTES) / BENCH_BYTES_PER_POD);
+    return `${int(pods)} pods would need about ${gib(need)} of memory (${BENCH_BYTES_PER_POD / 1024} KB per pod, docs/benchmarks.md) and this machine has ${gib(memoryBytes)}: at most ${int(Math.max(0, max))} pods here`;
+  }
+  return undefined;
+}
+
+const gib = (b: number) => (b >= 2 ** 40 ? `${(b / 2 ** 40).toFixed(1)} TiB` : `${(b / 2 ** 30).toFixed(1)} GiB`);
 
 /** A cli-progress bar on stderr that appears only once the run has lasted `afterMs`. */
 export function progressBar(afterMs = 3_000): BenchProgress {
@@ -170,6 +193,11 @@ export function registerBenchCommands(program: Command, io: BenchIo, done: (code
       .option('--nodes <n>', 'nodes', positiveInt('--nodes'), 1000)
       .option('--pods-per-node <p>', 'pods per node', positiveInt('--pods-per-node'), 100),
   ).action(async (o: CommonFlags & { nodes: number; podsPerNode: number }) => {
+    const problem = benchSizeProblem(o.nodes, o.nodes * o.podsPerNode);
+    if (problem) {
+      io.err(`podsim bench storm: ${problem}`);
+      return done(2);
+    }
     const plan = stormPlan({ nodes: o.nodes, podsPerNode: o.podsPerNode, containers: o.containers, seed: o.seed, placement: o.placement, controlPlaneQps: o.controlPlaneQps, events: o.events, networkUs: o.networkUs });
     await runAndReport(plan, o, { podsPerNode: o.podsPerNode });
   });
@@ -183,6 +211,12 @@ export function registerBenchCommands(program: Command, io: BenchIo, done: (code
       .option('--duration <s>', 'virtual seconds of creations', positiveNumber('--duration'), 60)
       .option('--lifetime <s>', 'virtual seconds a pod runs before its DELETE', positiveNumber('--lifetime'), 10),
   ).action(async (o: CommonFlags & { nodes: number; rate: number; duration: number; lifetime: number }) => {
+    // Pods live `lifetime` seconds (plus their deletion), so about rate × lifetime exist at once.
+    const problem = benchSizeProblem(o.nodes, Math.ceil(o.rate * Math.min(o.duration, o.lifetime + 30)));
+    if (problem) {
+      io.err(`podsim bench churn: ${problem}`);
+      return done(2);
+    }
     const plan = churnPlan({
       nodes: o.nodes,
       rate: o.rate,
@@ -209,6 +243,13 @@ export function registerBenchCommands(program: Command, io: BenchIo, done: (code
     // Each size rounded up to whole nodes, as the storm runs it; a size given twice runs once per round.
     const sizes = [...new Set(o.sizes.map((p) => Math.max(1, Math.ceil(p / o.podsPerNode)) * o.podsPerNode))];
     const order = scaleOrder(sizes, o.repeat);
+    for (const pods of sizes) {
+      const problem = benchSizeProblem(pods / o.podsPerNode, pods);
+      if (problem) {
+        io.err(`podsim bench scale: --sizes ${int(pods)}: ${problem}`);
+        return done(2);
+      }
+    }
     const runs: Array<BenchFigures & { round: number; loadAvgAtStart: number }> = [];
     for (const [i, pods] of order.entries()) {
       const nodes = pods / o.podsPerNode;

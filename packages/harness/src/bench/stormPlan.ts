@@ -14,6 +14,7 @@ import { US_PER_SECOND, deriveStream } from '@podsim/api';
 import type { LatencyConfig } from '@podsim/sim';
 import { ACTOR_MODULES, type ActorPlan } from '../scenario/compile.js';
 import type { StormDriverConfig } from '../driver/stormDriver.js';
+import { nodePodCidr } from '../nodeCidrs.js';
 
 export const STORM_DRIVER_MODULE = '@podsim/harness/actor/stormDriverActor';
 export const BENCH_NAMESPACE = 'default';
@@ -163,7 +164,7 @@ function clusterActors(opts: Omit<StormOptions, 'podsPerNode'>, podsPerNode: num
         capacity: { cpu: '1000', memory: '4Ti', pods: capacityPods, 'ephemeral-storage': '100Gi' },
       },
     });
-    actors.push({ id: `runtime/${n}`, module: ACTOR_MODULES.runtime, config: { nodeName: n, podCidr: `10.${244 + Math.floor(i / 256)}.${i % 256}.0/24` } });
+    actors.push({ id: `runtime/${n}`, module: ACTOR_MODULES.runtime, config: { nodeName: n, podCidr: nodePodCidr(i) } });
   }
   return actors;
 }

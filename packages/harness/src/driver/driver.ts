@@ -506,7 +506,13 @@ export class Driver {
     const timer = ctx.setTimer(step.timeoutUs, { t: 'waitTimeout', step: step.index } satisfies TimerPayload);
     if (step.condition === 'gone') {
       const uids = new Set(this.informer.select(t.namespace, t.name, selector).map((p) => p.metadata.uid!));
-      this.wait = { step, condition: 'gone', uids, count: 0, timer };
+      if (step.count > uids.size) {
+        // The pods that can go are fixed when the wait begins: fewer than `count` can never all be gone.
+        ctx.cancelTimer(timer);
+        this.finish(ctx, step, false, `count ${step.count}: only ${uids.size} pod${uids.size === 1 ? '' : 's'} matched when the wait began`);
+        return;
+      }
+      this.wait = { step, condition: 'gone', uids, count: step.count, timer };
     } else {
       this.wait = { step, condition: step.condition, target: t, selector, count: step.count, timer };
     }
@@ -517,7 +523,15 @@ export class Driver {
     const w = this.wait;
     if (!w || w.polled || this.informer.rv < this.ownPodWriteRv) return;
     let holds: boolean;
-    if (w.condition === 'gone') holds = [...w.uids!].every((u) => !this.informer.has(u));
+    if (w.condition === 'gone') {
+      // count 0: every pod that matched when the wait began; count N: any N of them.
+      if (w.count === 0) holds = [...w.uids!].every((u) => !this.informer.has(u));
+      else {
+        let gone = 0;
+        for (const u of w.uids!) if (!this.informer.has(u) && ++gone >= w.count) break;
+        holds = gone >= w.count;
+      }
+    }
     else holds = conditionHolds(w.condition, this.informer.select(w.target!.namespace, w.target!.name, w.selector), w.count);
     if (holds) this.completeWait(ctx, w);
   }

@@ -91,14 +91,16 @@ export type WaitCondition = 'exists' | 'running' | 'ready' | 'terminating' | 'go
 /**
  * `kubectl wait`: blocks the timeline until the condition holds or `timeoutUs` passes (then the
  * step fails and the timeline continues). For `running` / `ready` only pods without a
- * deletionTimestamp count and at least `count` (default 1) must match; `gone` waits until no
- * matching pod (by name or selector) exists; `terminating` until every match has a
- * deletionTimestamp.
+ * deletionTimestamp count and at least `count` (default 1) must match; `gone` waits until the
+ * pods that matched (by name or selector) when the wait began are gone — all of them, or any
+ * `count` of them (the step fails at once if fewer matched); `terminating` until every match has
+ * a deletionTimestamp.
  */
 export interface WaitStep extends StepBase {
   readonly kind: 'wait';
   readonly condition: WaitCondition;
   readonly target: ObjectTarget;
+  /** How many pods must match (`gone`: must be gone; 0 = every pod that matched at the start). */
   readonly count: number;
   readonly timeoutUs: DurationUs;
 }

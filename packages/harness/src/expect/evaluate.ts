@@ -59,7 +59,7 @@ export function podsByCreation(m: TraceModel): Array<{ uid: string; name: string
  */
 export function podEventTime(m: TraceModel, uid: string, name: string, event: string, rows: readonly WatchRow[], container?: string): number | undefined {
   const writes = m.podWrites.get(uid) ?? [];
-  const procs = m.processes.filter((p) => p.podUid === uid && (container === undefined || p.container === container));
+  const procs = m.processesOf(uid).filter((p) => container === undefined || p.container === container);
   const signal = (s: string) => Math.min(...procs.flatMap((p) => p.signals.filter((x) => x.signal === s).map((x) => x.t)));
   const fin = (v: number) => (Number.isFinite(v) ? v : undefined);
   switch (event) {
@@ -159,13 +159,16 @@ export function evaluateExpectations(m: TraceModel, expect: ExpectSpec | undefin
     }
     const inWindow = (d: number) => d >= window[0] && d <= window[1];
     const happened = measured.filter((x) => x.d !== undefined) as Array<{ name: string; d: number }>;
+    // Pods that never reached the event. `each` and `last` need every pod to reach it (the last
+    // pod's time is not known while one never did), so they fail and name them; `first` is the
+    // earliest pod that did, so it is defined as long as one did.
+    const missing = measured.filter((x) => x.d === undefined).map((x) => x.name);
     if (!every || of === 'each') {
-      const missing = measured.find((x) => x.d === undefined);
       const bad = happened.find((x) => !inWindow(x.d));
       const ds = happened.map((x) => x.d);
-      const ok = measured.length > 0 && missing === undefined && bad === undefined;
-      const actual = missing
-        ? `${t.event} never happened to ${missing.name}`
+      const ok = measured.length > 0 && missing.length === 0 && bad === undefined;
+      const actual = missing.length
+        ? `${t.event} never happened to ${namePods(missing)}`
         : bad
           ? `${t.event} after ${formatAgainstWindow(bad.d, window[0], window[1])} (${bad.name})`
           : measured.length === 0
@@ -176,11 +179,16 @@ export function evaluateExpectations(m: TraceModel, expect: ExpectSpec | undefin
       results.push({ kind: 'timing', expected, ok, actual });
     } else {
       const pick = happened.reduce<{ name: string; d: number } | undefined>((b, x) => (!b || (of === 'first' ? x.d < b.d : x.d > b.d) ? x : b), undefined);
+      const incomplete = of === 'last' && missing.length > 0;
       results.push({
         kind: 'timing',
         expected,
-        ok: pick !== undefined && inWindow(pick.d),
-        actual: pick ? `${t.event} after ${formatAgainstWindow(pick.d, window[0], window[1])} (${pick.name}, ${happened.length} of ${measured.length} pods had it)` : `${t.event} never happened to any pod`,
+        ok: pick !== undefined && !incomplete && inWindow(pick.d),
+        actual: !pick
+          ? `${t.event} never happened to any pod`
+          : incomplete
+            ? `${t.event} never happened to ${namePods(missing)} (${happened.length} of ${measured.length} pods had it, the latest after ${formatDuration(pick.d)})`
+            : `${t.event} after ${formatAgainstWindow(pick.d, window[0], window[1])} (${pick.name}, ${happened.length} of ${measured.length} pods had it)`,
       });
     }
   }
@@ -192,7 +200,7 @@ export function evaluateExpectations(m: TraceModel, expect: ExpectSpec | undefin
       results.push({ kind: 'exitCode', expected, ok: false, actual: unbound(x.pod) });
       continue;
     }
-    const exits = m.processes.filter((p) => p.podUid === pod.uid && (!x.container || p.container === x.container) && p.exitCode !== undefined);
+    const exits = m.processesOf(pod.uid).filter((p) => (!x.container || p.container === x.container) && p.exitCode !== undefined);
     const last = exits[exits.length - 1];
     results.push({
       kind: 'exitCode',
@@ -210,7 +218,7 @@ export function evaluateExpectations(m: TraceModel, expect: ExpectSpec | undefin
       results.push({ kind: 'signals', expected, ok: false, actual: unbound(x.pod) });
       continue;
     }
-    const sigs = m.processes.filter((p) => p.podUid === pod.uid && (!x.container || p.container === x.container)).flatMap((p) => p.signals);
+    const sigs = m.processesOf(pod.uid).filter((p) => !x.container || p.container === x.container).flatMap((p) => p.signals);
     const term = sigs.filter((s) => s.signal === 'SIGTERM').length;
     const kill = sigs.filter((s) => s.signal === 'SIGKILL').length;
     const ok = (x.TERM === undefined || x.TERM === term) && (x.KILL === undefined || x.KILL === kill);
@@ -269,6 +277,12 @@ export function evaluateExpectations(m: TraceModel, expect: ExpectSpec | undefin
     });
   }
   return results;
+}
+
+/** Pod names for a message: all of them up to 5, else the first 5 and how many more (`a, b, … and 95 more (100 pods)`). */
+function namePods(names: readonly string[]): string {
+  const shown = names.slice(0, 5).join(', ');
+  return names.length <= 5 ? shown : `${shown} and ${names.length - 5} more (${names.length} pods)`;
 }
 
 /** Distinct consecutive values (`[30, 30, 0]` → `[30, 0]`). */

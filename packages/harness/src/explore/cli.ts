@@ -7,6 +7,7 @@
  * the failing pod's timeline, exports the trace, and shrinks the faults and steps (ddmin).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { checkOutputPaths, output } from '../outputPaths.js';
 import { availableParallelism, tmpdir } from 'node:os';
 import { basename, dirname, extname, join } from 'node:path';
 import { SingleBar } from 'cli-progress';
@@ -156,7 +157,7 @@ export function registerExploreCommands(program: Command, io: ExploreIo, done: (
     .option('--seeds <a..b>', 'seeds to run, inclusive (default 1..100)', parseSeedRange)
     .option('--count <n>', `run seeds 1..n (n ≤ ${MAX_EXPLORE_SEEDS})`, seedCount)
     .option('--workers <w>', `parallel simulations (default: the number of cores; never more than the seeds; at most ${MAX_WORKERS})`, workerCount)
-    .option('--faults <level>', 'scale every fault rate: a number or none | low | medium | high (default 1)', parseFaultLevel, 1)
+    .option('--faults <level>', 'scale every fault rate: a number or none | low | medium | high', parseFaultLevel, 1)
     .option('--json <out>', 'write every seed result as JSON to this file')
     .option('--no-progress', 'no progress bar on stderr')
     .action(async (file: string, o: { seeds?: [number, number]; count?: number; workers?: number; faults: number; json?: string; progress: boolean }) => {
@@ -165,6 +166,7 @@ export function registerExploreCommands(program: Command, io: ExploreIo, done: (
         return done(2);
       }
       const plain = loadScenario(file);
+      checkOutputPaths([output('--json', o.json)], plain.inputFiles ?? [file]);
       const plan = compileScenario(plain);
       for (const w of plan.warnings) io.err(formatIssue(w));
       const { defaulted } = await exploreReady(plain, o.faults);
@@ -193,7 +195,7 @@ export function registerExploreCommands(program: Command, io: ExploreIo, done: (
     .description('rerun one seed of explore exactly (same trace digest); print the failing pod\'s timeline; optionally shrink it')
     .argument('<file>', 'scenario file (YAML)')
     .requiredOption('--seed <n>', 'the seed to replay', seedArg)
-    .option('--faults <level>', 'the fault level explore ran with (default 1)', parseFaultLevel, 1)
+    .option('--faults <level>', 'the fault level explore ran with', parseFaultLevel, 1)
     .option('--trace <out>', 'write the run as a Chrome trace (Perfetto, chrome://tracing)')
     .option('--shrink', 'remove faults, then steps, while the same invariant still fails; write the result as a scenario file')
     .option('--out <file>', 'where --shrink writes the scenario (default: a temporary folder)')
@@ -202,6 +204,7 @@ export function registerExploreCommands(program: Command, io: ExploreIo, done: (
     .addOption(new Option('--engine <kind>', 'threads (worker threads) or local (one thread, no workers)').choices(['threads', 'local']).default('local'))
     .action(async (file: string, o: { seed: number; faults: number; trace?: string; shrink?: boolean; out?: string; workers?: number; json?: string; engine: EngineKind }) => {
       const plain = loadScenario(file);
+      checkOutputPaths([output('--trace', o.trace), output('--json', o.json), o.shrink ? output('--out', o.out) : undefined], plain.inputFiles ?? [file]);
       const plan = compileScenario(plain);
       for (const w of plan.warnings) io.err(formatIssue(w));
       const { sc, defaulted } = await exploreReady(plain, o.faults);
@@ -258,7 +261,8 @@ async function shrink(sc: LoadedScenario, defaulted: ExploreSpec | undefined, o:
     io.out(`steps: ${s.steps.before} → ${s.steps.kept.length} in ${s.steps.tests} runs (${s.steps.seconds.toFixed(1)}s wall)`);
     io.out(`minimal run: ${s.minimal.first ? `${s.minimal.first.invariant} at ${sec(s.minimal.first.t)}: ${clip(s.minimal.first.message)}` : 'passes'}`);
     const out = o.out ?? join(tmpdir(), 'podsim-shrink', `${basename(file, extname(file))}-seed${o.seed}.yaml`);
-    mkdirSync(dirname(out), { recursive: true });
+    // The default folder is podsim's own; a given --out was checked before the replay.
+    if (o.out === undefined) mkdirSync(dirname(out), { recursive: true });
     const command = `pnpm podsim replay ${file} --seed ${o.seed}${o.faults !== 1 ? ` --faults ${o.faults}` : ''} --shrink`;
     writeFileSync(out, shrunkScenarioText(sc, { seed: o.seed, invariant: s.invariant, faults: kept, keepSteps: s.steps.kept, outFile: out, command }));
     // The written file must fail the same way with no randomness but the seed's own.

@@ -60,7 +60,7 @@ export function podSummaries(m: TraceModel): PodSummary[] {
     const writes = m.podWrites.get(p.uid) ?? [];
     const deletedAt = writes.find((w) => w.deletionTimestamp !== undefined)?.t;
     const goneAt = writes.find((w) => w.event === 'DELETED')?.t;
-    const procs = m.processes.filter((x) => x.podUid === p.uid);
+    const procs = m.processesOf(p.uid);
     const sigs = procs.flatMap((x) => x.signals);
     return {
       name: p.name,

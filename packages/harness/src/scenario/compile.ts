@@ -20,6 +20,8 @@ import { ScenarioError, type ScenarioIssue } from './source.js';
 import { loadScheduledFaults, type ScheduledFault } from './scheduled.js';
 import { UNREALISTIC_EXPLORE_KINDS, checkExplore } from '../explore/draw.js';
 import { LIVENESS } from '../explore/liveness.js';
+import { admissionIssues } from './admission.js';
+import { CLUSTER_CIDR, MAX_NODE_CIDRS, NODE_CIDR_MASK_SIZE, nodePodCidr } from '../nodeCidrs.js';
 
 /** One actor of the run: its id, the module that exports `createActor`, and its config. */
 export interface ActorPlan {
@@ -157,9 +159,15 @@ export function compileScenario(sc: LoadedScenario, opts: PlanOptions = {}): Run
 
   // ---- nodes and actors --------------------------------------------------------------------------
   const nodes = cluster.nodes.map((n) => n.name);
+  const seenNodes = new Set<string>();
   cluster.nodes.forEach((n, i) => {
-    if (nodes.indexOf(n.name) !== i) issues.push(src.issue(['cluster', 'nodes', i, 'name'], `duplicate node name ${JSON.stringify(n.name)}`));
+    if (seenNodes.has(n.name)) issues.push(src.issue(['cluster', 'nodes', i, 'name'], `duplicate node name ${JSON.stringify(n.name)}`));
+    seenNodes.add(n.name);
   });
+  // Each node gets a pod CIDR of the cluster CIDR, as kube-controller-manager's node IPAM allocates them.
+  if (nodes.length > MAX_NODE_CIDRS) {
+    issues.push(src.issue(['cluster', 'nodes'], `${nodes.length} nodes: the cluster CIDR ${CLUSTER_CIDR} holds ${MAX_NODE_CIDRS} node pod CIDRs (/${NODE_CIDR_MASK_SIZE}); podsim simulates at most ${MAX_NODE_CIDRS} nodes`));
+  }
   const kubeletCfg = new Map<string, Record<string, unknown>>();
   cluster.nodes.forEach((n, i) => {
     // Each node gets its own IP (and, below, its own pod CIDR) as a cluster's IPAM would give it.
@@ -202,6 +210,9 @@ export function compileScenario(sc: LoadedScenario, opts: PlanOptions = {}): Run
     if (!isClusterScoped(resource)) o.metadata = { ...o.metadata, namespace: o.metadata.namespace ?? namespace };
     return o;
   });
+  // What the apiserver will refuse when a step applies them (validate and run alike).
+  const admissionWarnings: ScenarioIssue[] = [];
+  for (const i of admissionIssues(sc, objects)) (i.warning ? admissionWarnings : issues).push(i);
   const refOf = (o: KubeObject) => `${o.kind}/${o.metadata.name ?? o.metadata.generateName}`;
   const resolveRef = (ref: string, path: (string | number)[]): KubeObject[] => {
     if (ref === 'all') return objects;
@@ -213,7 +224,7 @@ export function compileScenario(sc: LoadedScenario, opts: PlanOptions = {}): Run
     return hits;
   };
 
-  const warnings = [...sc.warnings];
+  const warnings = [...sc.warnings, ...admissionWarnings];
   // ---- steps --------------------------------------------------------------------------------------
   const faults: Fault[] = [];
   const unwired = opts.unwiredFaultKinds ?? [];
@@ -348,7 +359,7 @@ export function compileScenario(sc: LoadedScenario, opts: PlanOptions = {}): Run
         const timeoutUs = w.timeout ?? DEFAULT_WAIT_TIMEOUT_US;
         dynamic = true;
         bound += timeoutUs;
-        steps.push({ ...base, kind: 'wait', condition: w.for, target, count: w.count ?? 1, timeoutUs });
+        steps.push({ ...base, kind: 'wait', condition: w.for, target, count: w.count ?? (w.for === 'gone' ? 0 : 1), timeoutUs });
         break;
       }
       case 'sleep': {
@@ -465,7 +476,7 @@ export function compileScenario(sc: LoadedScenario, opts: PlanOptions = {}): Run
       {
         id: `runtime/${n}`,
         module: ACTOR_MODULES.runtime,
-        config: { nodeName: n, podCidr: `10.${244 + Math.floor(i / 256)}.${i % 256}.0/24`, faults: runtimeFaults.get(n) },
+        config: { nodeName: n, podCidr: nodePodCidr(i), faults: runtimeFaults.get(n) },
       },
     ]),
     {

@@ -51,6 +51,8 @@ export interface LoadedScenario {
   readonly warnings: readonly ScenarioIssue[];
   /** `Kind/name` of the manifests skipped because podsim does not simulate their kind (Service, …). */
   readonly skipped?: readonly string[];
+  /** The files the scenario was read from: this file, then each `manifestFiles` entry (resolved). */
+  readonly inputFiles?: readonly string[];
 }
 
 /** Most steps a timeline may have once every `repeat` is counted out. */
@@ -106,9 +108,11 @@ export function loadScenarioText(file: string, text: string, readFile: (path: st
   const raw: Array<{ value: unknown; src: SourceDoc; path: Path }> = [];
   docs.forEach((d, i) => i !== si && raw.push({ value: values[i], src: d, path: [] }));
   listOf(rawDoc.manifests).forEach((m, i) => isObject(m) && raw.push({ value: m, src, path: ['manifests', i] }));
+  const inputFiles = [file];
   listOf(rawDoc.manifestFiles).forEach((rel, i) => {
     if (typeof rel !== 'string' || rel === '') return;
     const path = resolve(dirname(file), rel);
+    inputFiles.push(path);
     let content: string;
     try {
       content = readFile(path);
@@ -138,7 +142,7 @@ export function loadScenarioText(file: string, text: string, readFile: (path: st
   }
 
   if (issues.length > 0 || !doc) throw new ScenarioError(sortIssues([...issues, ...warnings]));
-  return { file, doc, src, manifests, steps, warnings, skipped };
+  return { file, doc, src, manifests, steps, warnings, skipped, inputFiles };
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {
