@@ -19,6 +19,8 @@ import type { ExpectSpec, FaultSpec, KubeletSettings } from './schema.js';
 import { ScenarioError, type ScenarioIssue } from './source.js';
 import { loadScheduledFaults, type ScheduledFault } from './scheduled.js';
 import { UNREALISTIC_EXPLORE_KINDS, checkExplore } from '../explore/draw.js';
+import { expandNodes, type ExpandedNode } from './nodePools.js';
+import { clientLimits, throttleAllowanceUs, type ClientLimits } from './clientLimits.js';
 
 /** One actor of the run: its id, the module that exports `createActor`, and its config. */
 export interface ActorPlan {
@@ -52,6 +54,8 @@ export interface RunPlan {
   readonly latency: LatencyConfig;
   readonly faults: readonly Fault[];
   readonly driver: DriverConfig;
+  /** The API clients' rate limits (scenario/clientLimits.ts), shown in the run's header. */
+  readonly clientLimits: ClientLimits;
   readonly expect: ExpectSpec | undefined;
   /** Step id → step index. */
   readonly stepIds: Readonly<Record<string, number>>;
@@ -130,6 +134,16 @@ function kubeletConfig(settings: KubeletSettings | undefined): Record<string, un
   return out;
 }
 
+/** `--node-labels` and `registerWithTaints` of a node → the kubelet actor's config fields. */
+function nodeRegistration(n: ExpandedNode): Record<string, unknown> {
+  return { ...(n.labels ? { nodeLabels: n.labels } : {}), ...(n.taints ? { registerWithTaints: n.taints } : {}) };
+}
+
+/** A client's `kubeAPIQPS` / `kubeAPIBurst` as the kube-controller-manager and kube-scheduler actors read them. */
+function clientConfig(l: { kubeAPIQPS?: number; kubeAPIBurst?: number } | undefined): Record<string, unknown> {
+  return { ...(l?.kubeAPIQPS !== undefined ? { kubeAPIQPS: l.kubeAPIQPS } : {}), ...(l?.kubeAPIBurst !== undefined ? { kubeAPIBurst: l.kubeAPIBurst } : {}) };
+}
+
 /** Compiles a loaded scenario. Throws {@link ScenarioError} for semantic problems (bad refs, …). */
 export function compileScenario(sc: LoadedScenario, opts: PlanOptions = {}): RunPlan {
   const issues: ScenarioIssue[] = [];
@@ -141,22 +155,22 @@ export function compileScenario(sc: LoadedScenario, opts: PlanOptions = {}): Run
   const epochUnixSeconds = cluster.epoch !== undefined ? Math.floor(parseRfc3339(cluster.epoch)!) : DEFAULT_EPOCH_UNIX_SECONDS;
 
   // ---- nodes and actors --------------------------------------------------------------------------
-  const nodes = cluster.nodes.map((n) => n.name);
-  cluster.nodes.forEach((n, i) => {
-    if (nodes.indexOf(n.name) !== i) issues.push(src.issue(['cluster', 'nodes', i, 'name'], `duplicate node name ${JSON.stringify(n.name)}`));
-  });
+  // Explicit nodes, then cluster.nodePools expanded (scenario/nodePools.ts).
+  const clusterNodes = expandNodes(cluster, src, issues);
+  const nodes = clusterNodes.map((n) => n.name);
   const kubeletCfg = new Map<string, Record<string, unknown>>();
-  cluster.nodes.forEach((n, i) => {
+  clusterNodes.forEach((n, i) => {
     // Each node gets its own IP (and, below, its own pod CIDR) as a cluster's IPAM would give it.
-    const cfg: Record<string, unknown> = { nodeName: n.name, nodeIP: `10.0.${Math.floor(i / 250)}.${(i % 250) + 1}`, ...kubeletConfig(cluster.kubelet), ...kubeletConfig(n.kubelet) };
+    const cfg: Record<string, unknown> = { nodeName: n.name, nodeIP: `10.0.${Math.floor(i / 250)}.${(i % 250) + 1}`, ...kubeletConfig(cluster.kubelet), ...kubeletConfig(n.kubelet), ...nodeRegistration(n) };
     if (n.capacity) cfg.capacity = Object.fromEntries(Object.entries(n.capacity).map(([k, v]) => [k, String(v)]));
-    kubeletCfg.set(n.name, cfg);
+    if (!kubeletCfg.has(n.name)) kubeletCfg.set(n.name, cfg);
   });
   const runtimeFaults = new Map<string, RuntimeCallFault[]>(nodes.map((n) => [n, []]));
-  // Configs of the API clients a `disconnect` fault can hit (the kubelets' are kubeletCfg's entries).
+  // Configs of the API clients a `disconnect` fault can hit (the kubelets' are kubeletCfg's entries),
+  // with the client limits the scenario sets (cluster.controllerManager, cluster.scheduler).
   const clientCfg = new Map<string, Record<string, unknown>>([
-    ['kube-controller-manager', {}],
-    ['kube-scheduler', {}],
+    ['kube-controller-manager', clientConfig(cluster.controllerManager)],
+    ['kube-scheduler', clientConfig(cluster.scheduler)],
     ...nodes.map((n) => [`kubelet/${n}`, kubeletCfg.get(n)!] as [string, Record<string, unknown>]),
   ]);
   const actorIds = ['apiserver', 'kube-controller-manager', 'kube-scheduler', DRIVER_ACTOR, ...nodes.flatMap((n) => [`kubelet/${n}`, `runtime/${n}`])];
@@ -440,6 +454,11 @@ export function compileScenario(sc: LoadedScenario, opts: PlanOptions = {}): Run
 
   if (issues.length > 0) throw new ScenarioError(issues);
 
+  // kubectl's client rate limit stretches a step over many objects; the bound must allow it.
+  const limits = clientLimits(cluster);
+  bound += throttleAllowanceUs(steps, objects, limits.kubectl);
+  const driver: DriverConfig = { steps, drainUs: cluster.drain ?? 0, kubectl: limits.kubectl };
+
   const actors = [
     { id: 'apiserver', module: ACTOR_MODULES.apiserver, config: {} },
     { id: 'kube-controller-manager', module: ACTOR_MODULES.controllerManager, config: clientCfg.get('kube-controller-manager') },
@@ -455,7 +474,7 @@ export function compileScenario(sc: LoadedScenario, opts: PlanOptions = {}): Run
     {
       id: DRIVER_ACTOR,
       module: ACTOR_MODULES.driver,
-      config: { steps, drainUs: cluster.drain ?? 0 } satisfies DriverConfig,
+      config: driver,
     },
   ];
   return {
@@ -469,7 +488,8 @@ export function compileScenario(sc: LoadedScenario, opts: PlanOptions = {}): Run
     actors,
     latency,
     faults,
-    driver: { steps, drainUs: cluster.drain ?? 0 },
+    driver,
+    clientLimits: limits,
     expect,
     stepIds,
     maxVirtualUs: bound + (cluster.drain ?? 0) + MARGIN_US,
