@@ -9,6 +9,7 @@ import type { ActorFactory, RunFailure, TraceRecord } from '@podsim/api';
 import type { Placement } from '@podsim/api/protocol/control';
 import { LocalSimulation, Simulation, SimulationError, type TraceFilter } from '@podsim/sim';
 import type { RunPlan } from './scenario/compile.js';
+import type { SegmentReport } from './report/progress.js';
 
 export type EngineKind = 'threads' | 'local';
 
@@ -33,6 +34,12 @@ export interface EngineOptions {
    * is invisible to the actors, so the trace and digest are those of an uninterrupted run.
    */
   readonly signal?: AbortSignal;
+  /**
+   * Called after each run segment (the run then goes in segments, as with `signal`) with the
+   * virtual time, the events so far and that segment's trace records: the CLI's progress
+   * display. Observing never changes the run.
+   */
+  readonly onSegment?: (s: SegmentReport) => void;
 }
 
 /** Wall-clock ms a segment of an interruptible run should last; virtual segments grow until they do. */
@@ -76,6 +83,9 @@ export async function runPlan(plan: RunPlan, opts: EngineOptions = {}): Promise<
 async function runThreads(plan: RunPlan, opts: EngineOptions): Promise<EngineResult> {
   const started = performance.now();
   let sim: Simulation | undefined;
+  // With onSegment the trace is taken segment by segment (consecutive ordered slices) and
+  // joined at the end: the same records in the same order as one sim.traces().
+  const slices: TraceRecord[][] = [];
   try {
     sim = await Simulation.create({
       seed: plan.seed,
@@ -87,12 +97,17 @@ async function runThreads(plan: RunPlan, opts: EngineOptions): Promise<EngineRes
       epochUnixSeconds: plan.epochUnixSeconds,
       ...(opts.hostTimeoutMs !== undefined ? { hostTimeoutMs: opts.hostTimeoutMs } : {}),
     });
-    let r = opts.signal ? undefined : await sim.run({ maxUs: plan.maxVirtualUs });
+    let r = opts.signal || opts.onSegment ? undefined : await sim.run({ maxUs: plan.maxVirtualUs });
     let interrupted = false;
     for (let segmentUs = FIRST_SEGMENT_US; r === undefined; ) {
       const t0 = performance.now();
       const target = Math.min(plan.maxVirtualUs, sim.now + segmentUs);
       const seg = await sim.runUntil(target);
+      if (opts.onSegment) {
+        const records = sim.takeTraces();
+        slices.push(records);
+        opts.onSegment({ virtualUs: seg.now, events: (await sim.metrics()).events, records });
+      }
       if (seg.reason !== 'target' || target >= plan.maxVirtualUs) r = seg;
       else if (opts.signal?.aborted) {
         r = seg;
@@ -100,7 +115,8 @@ async function runThreads(plan: RunPlan, opts: EngineOptions): Promise<EngineRes
       }
       segmentUs = nextSegmentUs(segmentUs, performance.now() - t0);
     }
-    const traces = await sim.traces();
+    slices.push(await sim.traces());
+    const traces = slices.length === 1 ? slices[0] : slices.flat();
     const digest = await sim.digest();
     const metrics = await sim.metrics();
     const wallSeconds = (performance.now() - started) / 1000;
@@ -116,7 +132,7 @@ async function runThreads(plan: RunPlan, opts: EngineOptions): Promise<EngineRes
     };
   } catch (err) {
     if (!(err instanceof SimulationError)) throw err;
-    const traces = sim ? await sim.traces().catch(() => []) : [];
+    const traces = [...slices.flat(), ...(sim ? await sim.traces().catch(() => []) : [])];
     return {
       traces,
       digest: '',
@@ -149,16 +165,23 @@ async function runLocal(plan: RunPlan, opts: EngineOptions): Promise<EngineResul
     epochUnixSeconds: plan.epochUnixSeconds,
   });
   let interrupted = false;
+  let seen = 0;
   try {
-    if (!opts.signal) sim.runUntil(plan.maxVirtualUs);
+    if (!opts.signal && !opts.onSegment) sim.runUntil(plan.maxVirtualUs);
     else {
       // Segments, yielding to the event loop in between so that a SIGINT handler can run.
       for (let segmentUs = FIRST_SEGMENT_US; ; ) {
         const t0 = performance.now();
         sim.runUntil(Math.min(plan.maxVirtualUs, sim.now + segmentUs));
+        if (opts.onSegment) {
+          // The records collected since the last segment (in collection order; the tally needs no more).
+          const all = sim.core.traces;
+          opts.onSegment({ virtualUs: sim.now, events: sim.core.processed, records: all.slice(seen) });
+          seen = all.length;
+        }
         if (sim.stopped || sim.now >= plan.maxVirtualUs || sim.core.nextEventTime() === Number.MAX_SAFE_INTEGER) break;
         await new Promise<void>((resolve) => setImmediate(resolve));
-        if (opts.signal.aborted) {
+        if (opts.signal?.aborted) {
           interrupted = true;
           break;
         }
