@@ -129,7 +129,7 @@ export async function main(argv: readonly string[], io: CliIo = stdio): Promise<
     .option('--seed <n>', 'run seed (default: the scenario\'s cluster.seed, else 1)', parseSeed)
     .option('--placement <p>', 'single | per-actor | shards:N | nodes:N (default: the scenario\'s, else single)', parsePlacement)
     .option('--json <out>', 'write the result as JSON to this file')
-    .option('--quiet', 'leave out the watch lines and the pod table (the seed, digest, tally and verdict lines remain)')
+    .option('--quiet', 'leave out the progress, the watch lines and the pod table (the seed, summary, digest, tally and verdict lines remain)')
     .option('--trace <out>', 'write the run as a Chrome trace (Perfetto, chrome://tracing)')
     .addOption(new Option('--engine <kind>', 'threads (worker threads) or local (one thread, no workers)').choices(['threads', 'local']).default('threads'))
     .option('--rows <n>', `deleted pods listed one row each; with more, a summary first (default ${DEFAULT_ROWS})`, parseRows)
