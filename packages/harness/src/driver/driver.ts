@@ -154,7 +154,11 @@ export class Driver {
    * watch event.
    */
   private ownPodWriteRv = 0;
-  /** The current kubectl command's client rate limiter (a new process per step: a full bucket). */
+  /**
+   * The current kubectl command's client rate limiter (a new process per step: a full bucket).
+   * Simplification: a `drain` with `wait: false` that is still polling goes on through the
+   * buckets of the steps after it.
+   */
   private limiter: TokenBucket | undefined;
   /** Requests held back by the limiter, by timer id. */
   private readonly throttled = new Map<number, () => void>();

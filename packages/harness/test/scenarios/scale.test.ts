@@ -15,6 +15,7 @@ import { loadScenarioText } from '../../src/scenario/load.js';
 import { ScenarioError } from '../../src/scenario/source.js';
 import type { RunReport } from '../../src/run.js';
 import { PodPhaseTally, runProgress } from '../../src/report/progress.js';
+import { formatClientLimits } from '../../src/scenario/clientLimits.js';
 import { S, runText, stepTimes, why } from './helpers.js';
 
 function cli(args: string[]): Promise<{ code: number; out: string[]; err: string[] }> {
@@ -194,6 +195,8 @@ test('cluster.kubectl sets the kubectl limit; kubeAPIQPS 0 turns it off', async 
   t.true(off.report.ok, why(off.report));
   const b = lastDeleteAfter(off.model);
   t.true(b < 0.5 * S, `no limit: last DELETE ${b / S}s after the step began`);
+  t.is(formatClientLimits(off.report.clientLimits), 'client qps/burst: kubectl off, kube-controller-manager 20/30, kube-scheduler 50/100, kubelet 5/10');
+  t.regex(formatClientLimits(slow.report.clientLimits), /^client qps\/burst: kubectl 2\/1, /);
 });
 
 test('cluster.controllerManager and cluster.scheduler set those clients\' QPS / burst (a ReplicaSet of 12 at kcm QPS 1 takes ~10 s to create)', async (t) => {
