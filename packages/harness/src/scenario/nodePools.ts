@@ -4,7 +4,7 @@
  * node per member. A pool of `count: 300, namePrefix: node-` is `node-1 … node-300`; each member
  * registers with the pool's capacity, kubelet settings, labels (`--node-labels`) and taints
  * (KubeletConfiguration `registerWithTaints`). Explicit nodes come first, then the pools in
- * order. Names must be unique over both; a cluster needs at least one node.
+ * order. Names must be unique over both; a cluster has 1 to {@link MAX_NODES} nodes.
  */
 import type { ClusterSpec, NodeSpecEntry } from './schema.js';
 import type { SourceDoc, ScenarioIssue } from './source.js';
@@ -14,6 +14,9 @@ export interface ExpandedNode extends NodeSpecEntry {
   /** Path of the entry that made it: `cluster.nodes[i]` or `cluster.nodePools[j]`. */
   readonly path: readonly (string | number)[];
 }
+
+/** Nodes a cluster may have in all (Kubernetes' scalability limit: 5,000 nodes). */
+export const MAX_NODES = 5000;
 
 /** Every node of the cluster; problems (duplicate names, no node at all) go to `issues`. */
 export function expandNodes(cluster: ClusterSpec, src: SourceDoc, issues: ScenarioIssue[]): ExpandedNode[] {
@@ -32,6 +35,12 @@ export function expandNodes(cluster: ClusterSpec, src: SourceDoc, issues: Scenar
     }
   });
   if (out.length === 0) issues.push(src.issue(['cluster', cluster.nodePools ? 'nodePools' : 'nodes'], 'a cluster needs at least one node (cluster.nodes or cluster.nodePools)'));
+  if (out.length > MAX_NODES) {
+    // Each node is two actors and a few MB of heap: a cluster past Kubernetes' own limit would
+    // only run out of memory later (and, named pools of 5000 each, it is easy to write).
+    issues.push(src.issue(['cluster', cluster.nodePools ? 'nodePools' : 'nodes'], `the cluster has ${out.length} nodes; podsim runs at most ${MAX_NODES} (the largest cluster Kubernetes v1.22 supports)`));
+    return out.slice(0, MAX_NODES);
+  }
   const seen = new Map<string, ExpandedNode>();
   const reported = new Set<string>();
   for (const n of out) {

@@ -112,6 +112,15 @@ steps: [{ sleep: 1s }]
 `;
   const e3 = t.throws(() => loadScenarioText('big.yaml', big), { instanceOf: ScenarioError }) as ScenarioError;
   t.regex(e3.issues[0].message, /at most 5000 nodes/);
+  // Two pools within the per-pool bound, over it together.
+  const two = `kind: Scenario
+cluster: { nodePools: [{ count: 3000, namePrefix: a- }, { count: 2001, namePrefix: b- }] }
+steps: [{ sleep: 1s }]
+`;
+  const e4 = t.throws(() => compileScenario(loadScenarioText('two.yaml', two)), { instanceOf: ScenarioError }) as ScenarioError;
+  t.is(e4.issues.length, 1);
+  t.is(e4.issues[0].line, 2);
+  t.regex(e4.issues[0].message, /the cluster has 5001 nodes; podsim runs at most 5000/);
 });
 
 test('a scenario with two node pools and 20k pods validates in under a few seconds', async (t) => {
