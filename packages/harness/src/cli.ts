@@ -112,8 +112,14 @@ export function printReport(r: RunReport, io: CliIo, quiet: boolean, rows = DEFA
   io.out(`replay: ${r.replay}`);
 }
 
+/** Test hooks of {@link main}: wall ms before `run`'s progress shows and between its lines. */
+export interface CliHooks {
+  readonly progressAfterMs?: number;
+  readonly progressEveryMs?: number;
+}
+
 /** Runs the CLI with `argv` (without node and script); resolves to the exit code. */
-export async function main(argv: readonly string[], io: CliIo = stdio): Promise<number> {
+export async function main(argv: readonly string[], io: CliIo = stdio, hooks: CliHooks = {}): Promise<number> {
   let code = EXIT_OK;
   const program = new Command('podsim')
     .description('Simulate how Kubernetes v1.22.8 deletes pods, from a scenario file.')
@@ -151,7 +157,13 @@ export async function main(argv: readonly string[], io: CliIo = stdio): Promise<
       try {
         io.out(`seed ${plan.seed} (placement ${plan.placement}) ${file}`);
         io.out(formatClientLimits(plan.clientLimits));
-        const progress = o.quiet ? undefined : runProgress(plan.driver.steps.length, { write: io.err });
+        const progress = o.quiet
+          ? undefined
+          : runProgress(plan.driver.steps.length, {
+              write: io.err,
+              ...(hooks.progressAfterMs !== undefined ? { showAfterMs: hooks.progressAfterMs } : {}),
+              ...(hooks.progressEveryMs !== undefined ? { lineEveryMs: hooks.progressEveryMs } : {}),
+            });
         let res;
         try {
           res = await runPlan(plan, { engine: o.engine, signal: interrupt.signal, ...(progress ? { onSegment: progress.onSegment } : {}) });

@@ -1,5 +1,5 @@
 /**
- * Progress of a long `podsim run` on stderr: the virtual time reached, the timeline's steps done,
+ * Progress of a long `podsim run` on stderr: the virtual time reached, the timeline step it is in,
  * the pods by phase as the apiserver stored them (Pending, Running, Terminating — a
  * deletionTimestamp, as kubectl's STATUS column — Succeeded / Failed, and gone: DELETED) and the
  * engine's events per wall second. On a terminal a cli-progress bar over the timeline's steps,
@@ -32,12 +32,13 @@ const PHASES = ['Pending', 'Running', 'Terminating', 'Succeeded', 'Failed'] as c
 export class PodPhaseTally {
   private readonly phase = new Map<string, string>();
   gone = 0;
-  stepsDone = 0;
+  /** Timeline steps begun (a sleep records its end when it begins, so "done" would run ahead). */
+  stepsBegun = 0;
 
   add(records: readonly TraceRecord[]): void {
     for (const r of records) {
       if (r.kind === 'driver.step') {
-        if ((r.data as { ph?: string } | undefined)?.ph === 'E') this.stepsDone++;
+        if ((r.data as { ph?: string } | undefined)?.ph === 'B') this.stepsBegun++;
         continue;
       }
       if (r.kind !== 'api.write') continue;
@@ -76,13 +77,23 @@ export interface RunProgress {
  */
 export function runProgress(
   steps: number,
-  opts: { readonly tty?: boolean; readonly write?: (line: string) => void; readonly now?: () => number; readonly stream?: NodeJS.WriteStream } = {},
+  opts: {
+    readonly tty?: boolean;
+    readonly write?: (line: string) => void;
+    readonly now?: () => number;
+    readonly stream?: NodeJS.WriteStream;
+    /** Override {@link SHOW_AFTER_MS} and {@link LINE_EVERY_MS} (tests). */
+    readonly showAfterMs?: number;
+    readonly lineEveryMs?: number;
+  } = {},
 ): RunProgress {
   const stream = opts.stream ?? process.stderr;
   const tty = opts.tty ?? stream.isTTY === true;
   const now = opts.now ?? (() => performance.now());
   const write = opts.write ?? ((l: string) => void stream.write(`${l}\n`));
   const started = now();
+  const showAfterMs = opts.showAfterMs ?? SHOW_AFTER_MS;
+  const lineEveryMs = opts.lineEveryMs ?? LINE_EVERY_MS;
   const tally = new PodPhaseTally();
   let bar: SingleBar | undefined;
   let lastLine = started;
@@ -96,23 +107,23 @@ export function runProgress(
         rate = ((s.events - last.events) * 1000) / (t - last.t);
         last = { t, events: s.events };
       }
-      if (t - started < SHOW_AFTER_MS) return;
+      if (t - started < showAfterMs) return;
       const payload = { virtual: formatDuration(s.virtualUs), pods: tally.describe(), rate: compact(rate) };
       if (tty) {
         if (!bar) {
           bar = new SingleBar({
             stream,
-            format: 'steps |{bar}| {value}/{total} | virtual {virtual} | {pods} | {rate} events/s',
+            format: 'step {value}/{total} |{bar}| virtual {virtual} | {pods} | {rate} events/s',
             hideCursor: true,
             clearOnComplete: true,
             fps: 5,
           });
-          bar.start(steps, Math.min(tally.stepsDone, steps), payload);
+          bar.start(steps, Math.min(tally.stepsBegun, steps), payload);
         }
-        bar.update(Math.min(tally.stepsDone, steps), payload);
-      } else if (t - lastLine >= LINE_EVERY_MS) {
+        bar.update(Math.min(tally.stepsBegun, steps), payload);
+      } else if (t - lastLine >= lineEveryMs) {
         lastLine = t;
-        write(`podsim run: virtual ${payload.virtual}, step ${Math.min(tally.stepsDone, steps)}/${steps} done, pods: ${payload.pods}, ${payload.rate} events/s, wall ${((t - started) / 1000).toFixed(0)}s`);
+        write(`podsim run: virtual ${payload.virtual}, step ${Math.min(tally.stepsBegun, steps)}/${steps}, pods: ${payload.pods}, ${payload.rate} events/s, wall ${((t - started) / 1000).toFixed(0)}s`);
       }
     },
     stop() {
