@@ -156,6 +156,34 @@ spec:
   t.true(ms < 5000, `validate took ${ms.toFixed(0)} ms`);
 });
 
+test('examples/mass-delete-300-nodes.yaml validates: 300 nodes from its pool, kubectl at client-go 5 / 10', (t) => {
+  const plan = compileScenario(loadScenarioText('examples/mass-delete-300-nodes.yaml', readFileSync('examples/mass-delete-300-nodes.yaml', 'utf8')));
+  t.is(plan.nodes.length, 300);
+  t.is(plan.nodes[299], 'node-300');
+  t.deepEqual(plan.clientLimits.kubectl, { qps: 5, burst: 10 });
+});
+
+test("the run's bound allows for a throttled kubectl step (was: a delete needing more than the 1 h margin ended at the bound)", async (t) => {
+  t.timeout(120_000);
+  const pods = Array.from({ length: 12 }, (_, i) => `---\napiVersion: v1\nkind: Pod\nmetadata: { name: p${i}, labels: { app: slow } }\nspec: { containers: [{ name: c, image: busybox:1.34 }] }\n`).join('');
+  // One token at once and one every 333 s: apply's 12 creates take ≈ 3,700 s, then delete's
+  // LIST + 12 DELETEs ≈ 4,000 s more — each step past the bound's 1 h margin on its own.
+  const { report } = await runText(
+    'slow-kubectl',
+    `kind: Scenario
+cluster:
+  nodes: [{ name: node-1 }]
+  kubectl: { kubeAPIQPS: 0.003, kubeAPIBurst: 1 }
+steps:
+  - apply: all
+  - id: del
+    delete: { selector: app=slow }
+${pods}`,
+  );
+  t.true(report.ok, why(report));
+  t.true(report.virtualSeconds > 7500, String(report.virtualSeconds));
+});
+
 // ---- client rate limits -------------------------------------------------------------------------
 
 /** 40 bare pods, deleted by selector: kubectl LISTs, then DELETEs each pod through its limiter. */
