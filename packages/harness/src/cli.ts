@@ -20,7 +20,9 @@ import { compileScenario } from './scenario/compile.js';
 import { loadScenario } from './scenario/load.js';
 import { ScenarioError, formatIssue } from './scenario/source.js';
 import type { RunReport } from './run.js';
-import { formatPodTable } from './report/report.js';
+import { DEFAULT_ROWS, deletedPodLines } from './report/summary.js';
+import { runProgress } from './report/progress.js';
+import { formatClientLimits } from './scenario/clientLimits.js';
 import type { EngineKind } from './engine.js';
 import { parseDuration } from './duration.js';
 import { runServe } from './serve/command.js';
@@ -82,19 +84,25 @@ function parseWarp(v: string): number {
   return us;
 }
 
+function parseRows(v: string): number {
+  if (!/^\d+$/.test(v) || Number(v) > 1_000_000) throw new InvalidArgumentError('expected a number of rows from 0 to 1000000.');
+  return Number(v);
+}
+
 function parsePlacement(v: string): string {
   if (!/^(single|per-actor|(shards|nodes):[1-9]\d*)$/.test(v)) throw new InvalidArgumentError('expected single, per-actor, shards:N or nodes:N.');
   return v;
 }
 
 /** Prints a finished run the way a user reads it: the watch rows, the pod table, the tally and the verdict (PASS, FAIL or no expectations). */
-export function printReport(r: RunReport, io: CliIo, quiet: boolean): void {
+export function printReport(r: RunReport, io: CliIo, quiet: boolean, rows = DEFAULT_ROWS): void {
   if (!quiet) {
     for (const l of r.watch) io.out(l);
     if (r.watch.length > 0) io.out('');
-    for (const l of formatPodTable(r.pods)) io.out(l);
-    io.out('');
   }
+  const deleted = deletedPodLines(r, rows, quiet);
+  for (const l of deleted) io.out(l);
+  if (deleted.length > 0) io.out('');
   io.out(
     `virtual ${formatDuration(r.virtualSeconds * US_PER_SECOND)} in ${r.wallSeconds.toFixed(2)}s wall ` +
       `(${r.events} events on ${r.hostCount} host thread${r.hostCount === 1 ? '' : 's'}), trace digest ${r.traceDigest || '-'}`,
@@ -116,8 +124,14 @@ export function printReport(r: RunReport, io: CliIo, quiet: boolean): void {
   io.out(`replay: ${r.replay}`);
 }
 
+/** Test hooks of {@link main}: wall ms before `run`'s progress shows and between its lines. */
+export interface CliHooks {
+  readonly progressAfterMs?: number;
+  readonly progressEveryMs?: number;
+}
+
 /** Runs the CLI with `argv` (without node and script); resolves to the exit code. */
-export async function main(argv: readonly string[], io: CliIo = stdio): Promise<number> {
+export async function main(argv: readonly string[], io: CliIo = stdio, hooks: CliHooks = {}): Promise<number> {
   let code = EXIT_OK;
   const program = new Command('podsim')
     .description('Simulate how Kubernetes v1.22.8 deletes pods, from a scenario file.')
@@ -134,10 +148,11 @@ export async function main(argv: readonly string[], io: CliIo = stdio): Promise<
     .option('--seed <n>', 'run seed (default: the scenario\'s cluster.seed, else 1)', parseSeed)
     .option('--placement <p>', 'single | per-actor | shards:N | nodes:N (default: the scenario\'s, else single)', parsePlacement)
     .option('--json <out>', 'write the result as JSON to this file')
-    .option('--quiet', 'leave out the watch lines and the pod table (the seed, digest, tally and verdict lines remain)')
+    .option('--quiet', 'leave out the progress, the watch lines and the pod table (the seed, summary, digest, tally and verdict lines remain)')
     .option('--trace <out>', 'write the run as a Chrome trace (Perfetto, chrome://tracing)')
     .addOption(new Option('--engine <kind>', 'threads (worker threads) or local (one thread, no workers)').choices(['threads', 'local']).default('threads'))
-    .action(async (file: string, o: { seed?: number; placement?: string; json?: string; quiet?: boolean; trace?: string; engine: EngineKind }) => {
+    .option('--rows <n>', `deleted pods listed one row each; with more, a summary first (default ${DEFAULT_ROWS})`, parseRows)
+    .action(async (file: string, o: { seed?: number; placement?: string; json?: string; quiet?: boolean; trace?: string; engine: EngineKind; rows?: number }) => {
       const sc = loadScenario(file);
       // Before anything runs: a run must not end in a failed write, nor overwrite its input.
       checkOutputPaths([output('--json', o.json), output('--trace', o.trace)], sc.inputFiles ?? [file]);
@@ -157,10 +172,23 @@ export async function main(argv: readonly string[], io: CliIo = stdio): Promise<
       process.on('SIGINT', onSignal).on('SIGTERM', onSignal);
       try {
         io.out(`seed ${plan.seed} (placement ${plan.placement}) ${file}`);
-        const res = await runPlan(plan, { engine: o.engine, signal: interrupt.signal });
+        io.out(formatClientLimits(plan.clientLimits));
+        const progress = o.quiet
+          ? undefined
+          : runProgress(plan.driver.steps.length, {
+              write: io.err,
+              ...(hooks.progressAfterMs !== undefined ? { showAfterMs: hooks.progressAfterMs } : {}),
+              ...(hooks.progressEveryMs !== undefined ? { lineEveryMs: hooks.progressEveryMs } : {}),
+            });
+        let res;
+        try {
+          res = await runPlan(plan, { engine: o.engine, signal: interrupt.signal, ...(progress ? { onSegment: progress.onSegment } : {}) });
+        } finally {
+          progress?.stop();
+        }
         runOver = true;
         const report = judge(plan, res).report;
-        printReport(report, io, o.quiet ?? false);
+        printReport(report, io, o.quiet ?? false, o.rows);
         if (o.json) writeFileSync(o.json, `${JSON.stringify(report, null, 2)}\n`);
         if (o.trace) {
           writeFileSync(o.trace, JSON.stringify(toChromeTrace(res.traces, { file, seed: plan.seed, placement: plan.placement, traceDigest: report.traceDigest })));

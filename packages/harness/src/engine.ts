@@ -9,6 +9,7 @@ import type { ActorFactory, RunFailure, TraceRecord } from '@podsim/api';
 import type { Placement } from '@podsim/api/protocol/control';
 import { LocalSimulation, Simulation, SimulationError, type TraceFilter } from '@podsim/sim';
 import type { RunPlan } from './scenario/compile.js';
+import type { SegmentReport } from './report/progress.js';
 
 export type EngineKind = 'threads' | 'local';
 
@@ -36,6 +37,12 @@ export interface EngineOptions {
   readonly signal?: AbortSignal;
   /** Called once the actors are up and the run begins (tests time their Ctrl-C from it). */
   readonly onRunning?: () => void;
+  /**
+   * Called after each run segment (the run then goes in segments, as with `signal`) with the
+   * virtual time, the events so far and that segment's trace records: the CLI's progress
+   * display. Observing never changes the run.
+   */
+  readonly onSegment?: (s: SegmentReport) => void;
 }
 
 /** Wall-clock ms a segment of an interruptible run should last; virtual segments grow until they do. */
@@ -87,6 +94,9 @@ export async function runPlan(plan: RunPlan, opts: EngineOptions = {}): Promise<
 async function runThreads(plan: RunPlan, opts: EngineOptions): Promise<EngineResult> {
   const started = performance.now();
   let sim: Simulation | undefined;
+  // With onSegment the trace is taken segment by segment (consecutive ordered slices) and
+  // joined at the end: the same records in the same order as one sim.traces().
+  const slices: TraceRecord[][] = [];
   try {
     sim = await Simulation.create({
       seed: plan.seed,
@@ -98,24 +108,42 @@ async function runThreads(plan: RunPlan, opts: EngineOptions): Promise<EngineRes
       epochUnixSeconds: plan.epochUnixSeconds,
       ...(opts.hostTimeoutMs !== undefined ? { hostTimeoutMs: opts.hostTimeoutMs } : {}),
     });
-    // Ctrl-C interrupts the hosts mid-window (Simulation.interrupt: within a few events), so
-    // one run to the end serves; the run pauses where each host was.
+    // Ctrl-C interrupts the hosts mid-window (Simulation.interrupt: within a few events); the
+    // run pauses where each host was.
     const running = sim;
     const onAbort = () => running.interrupt();
     opts.signal?.addEventListener('abort', onAbort, { once: true });
     if (opts.signal?.aborted) onAbort();
-    // Take in the hosts' trace chunks as they come, not all at the end.
-    const intake = setInterval(() => running.collectTraces(), TRACE_INTAKE_MS);
-    let r;
+    let r: Awaited<ReturnType<Simulation['run']>> | undefined;
     try {
       opts.onRunning?.();
-      r = await sim.run({ maxUs: plan.maxVirtualUs });
+      if (!opts.onSegment) {
+        // One run to the end, taking in the hosts' trace chunks as they come, not all at the end.
+        const intake = setInterval(() => running.collectTraces(), TRACE_INTAKE_MS);
+        try {
+          r = await sim.run({ maxUs: plan.maxVirtualUs });
+        } finally {
+          clearInterval(intake);
+        }
+      } else {
+        // The progress display: segments of virtual time, the trace taken after each.
+        for (let segmentUs = FIRST_SEGMENT_US; r === undefined; ) {
+          const t0 = performance.now();
+          const target = Math.min(plan.maxVirtualUs, sim.now + segmentUs);
+          const seg = await sim.runUntil(target);
+          const records = sim.takeTraces();
+          slices.push(records);
+          opts.onSegment({ virtualUs: seg.now, events: (await sim.metrics()).events, records });
+          if (seg.reason !== 'target' || target >= plan.maxVirtualUs || opts.signal?.aborted) r = seg;
+          segmentUs = nextSegmentUs(segmentUs, performance.now() - t0);
+        }
+      }
     } finally {
-      clearInterval(intake);
       opts.signal?.removeEventListener('abort', onAbort);
     }
     const interrupted = r.reason === 'interrupted' || (opts.signal?.aborted === true && r.reason !== 'stopped');
-    const traces = await sim.traces();
+    slices.push(await sim.traces());
+    const traces = slices.length === 1 ? slices[0] : slices.flat();
     const digest = await sim.digest();
     const metrics = await sim.metrics();
     const wallSeconds = (performance.now() - started) / 1000;
@@ -131,7 +159,7 @@ async function runThreads(plan: RunPlan, opts: EngineOptions): Promise<EngineRes
     };
   } catch (err) {
     if (!(err instanceof SimulationError)) throw err;
-    const traces = sim ? await sim.traces().catch(() => []) : [];
+    const traces = [...slices.flat(), ...(sim ? await sim.traces().catch(() => []) : [])];
     return {
       traces,
       digest: '',
@@ -164,17 +192,24 @@ async function runLocal(plan: RunPlan, opts: EngineOptions): Promise<EngineResul
     epochUnixSeconds: plan.epochUnixSeconds,
   });
   let interrupted = false;
+  let seen = 0;
   try {
     opts.onRunning?.();
-    if (!opts.signal) sim.runUntil(plan.maxVirtualUs);
+    if (!opts.signal && !opts.onSegment) sim.runUntil(plan.maxVirtualUs);
     else {
       // Segments, yielding to the event loop in between so that a SIGINT handler can run.
       for (let segmentUs = FIRST_SEGMENT_US; ; ) {
         const t0 = performance.now();
         sim.runUntil(Math.min(plan.maxVirtualUs, sim.now + segmentUs));
+        if (opts.onSegment) {
+          // The records collected since the last segment (in collection order; the tally needs no more).
+          const all = sim.core.traces;
+          opts.onSegment({ virtualUs: sim.now, events: sim.core.processed, records: all.slice(seen) });
+          seen = all.length;
+        }
         if (sim.stopped || sim.now >= plan.maxVirtualUs || sim.core.nextEventTime() === Number.MAX_SAFE_INTEGER) break;
         await new Promise<void>((resolve) => setImmediate(resolve));
-        if (opts.signal.aborted) {
+        if (opts.signal?.aborted) {
           interrupted = true;
           break;
         }

@@ -17,6 +17,8 @@ import { LIVENESS, checkLiveness } from './explore/liveness.js';
 import { describe } from './driver/driver.js';
 import type { DriverStep } from './driver/steps.js';
 import { formatDuration } from './duration.js';
+import { deletionSummaries, type DeletionSummary } from './report/summary.js';
+import type { ClientLimits } from './scenario/clientLimits.js';
 
 export interface RunOptions extends PlanOptions, EngineOptions {}
 
@@ -65,6 +67,10 @@ export interface RunReport {
   /** Violations the scenario declared acceptable (`expect.invariants.allow`). */
   readonly allowedViolations: readonly Violation[];
   readonly pods: readonly PodSummary[];
+  /** Per step that deleted pods: how many, when they were gone, how they ended (report/summary.ts). */
+  readonly summary: readonly DeletionSummary[];
+  /** The API clients' rate limits the run used (the header's `client qps/burst` line). */
+  readonly clientLimits: ClientLimits;
   /** Human-readable reasons the run failed (empty when ok). */
   readonly failures: readonly string[];
   /** The command that replays exactly this run. */
@@ -123,6 +129,7 @@ export function judge(plan: RunPlan, res: EngineResult): { report: RunReport; mo
   all.sort((a, b) => a.t - b.t);
   const violations = all.filter((v) => !allow.has(v.invariant));
   const replay = replayCommand(plan.file, plan.seed, plan.placement);
+  const pods = podSummaries(model);
 
   const failures: string[] = [];
   if (res.failure) {
@@ -163,7 +170,9 @@ export function judge(plan: RunPlan, res: EngineResult): { report: RunReport; mo
     invariantsChecked: [...INVARIANTS.map((i) => i.id).filter((id) => !disabled.has(id)), ...(plan.explore ? [LIVENESS] : [])],
     violations,
     allowedViolations: all.filter((v) => allow.has(v.invariant)),
-    pods: podSummaries(model),
+    pods,
+    summary: deletionSummaries(pods, steps),
+    clientLimits: plan.clientLimits,
     failures,
     replay,
     warnings: plan.warnings.map(formatIssue),

@@ -134,14 +134,21 @@ export class Kubelet implements PodSyncer {
 
   // ---- node --------------------------------------------------------------------------------
 
+  /**
+   * `initialNode` (pkg/kubelet/kubelet_node_status.go, v1.22): the well-known labels, then
+   * `--node-labels` (which may overwrite them, as upstream's do), `registerWithTaints` as
+   * `spec.taints`. Only the registration reads labels and spec; status syncs patch `status`.
+   */
   private nodeObject(): Node {
     const now = this.env.clock.format(this.env.now());
     const cap = { ...this.config.capacity };
+    const labels = { 'kubernetes.io/hostname': this.config.nodeName, 'kubernetes.io/os': 'linux', 'kubernetes.io/arch': 'amd64', ...this.config.nodeLabels };
+    const taints = this.config.registerWithTaints.map((t) => ({ ...t }));
     return {
       apiVersion: 'v1',
       kind: 'Node',
-      metadata: { name: this.config.nodeName, labels: { 'kubernetes.io/hostname': this.config.nodeName, 'kubernetes.io/os': 'linux', 'kubernetes.io/arch': 'amd64' } },
-      spec: {},
+      metadata: { name: this.config.nodeName, labels },
+      spec: taints.length > 0 ? { taints } : {},
       status: {
         capacity: cap,
         allocatable: cap,

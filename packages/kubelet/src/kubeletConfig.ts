@@ -4,7 +4,7 @@
  * (spec §16). Plain data (it crosses threads). Periods are virtual µs (named `…Us`); Kubernetes
  * quantities keep their Kubernetes units (QPS per second, capacity as resource strings).
  */
-import { US_PER_MINUTE, US_PER_SECOND } from '@podsim/api';
+import { US_PER_MINUTE, US_PER_SECOND, type Taint } from '@podsim/api';
 
 /** How one volume of a pod unmounts (C18): each attempt takes `unmountUs`; attempts before `failUntilUs` (µs since the pod's unmount began) fail. */
 export interface VolumeUnmountModel {
@@ -46,6 +46,10 @@ export interface KubeletConfig {
   readonly crashLoopBackOffMaxUs: number;
   /** Node capacity (allocatable = capacity). */
   readonly capacity: Readonly<Record<string, string>>;
+  /** `--node-labels`: labels the kubelet registers its Node with, beside the well-known ones (`kubernetes.io/hostname`, …). */
+  readonly nodeLabels: Readonly<Record<string, string>>;
+  /** KubeletConfiguration `registerWithTaints`: `spec.taints` of the Node the kubelet registers. */
+  readonly registerWithTaints: readonly Taint[];
   /** Default unmount model for every volume, and per volume name. */
   readonly volumeUnmount: VolumeUnmountModel;
   readonly volumeUnmountByName: Readonly<Record<string, VolumeUnmountModel>>;
@@ -113,6 +117,8 @@ export const DEFAULT_KUBELET_CONFIG: Omit<KubeletConfig, 'nodeName'> = {
   crashLoopBackOffInitialUs: 10 * US_PER_SECOND,
   crashLoopBackOffMaxUs: 300 * US_PER_SECOND,
   capacity: { cpu: '4', memory: '16Gi', pods: '110', 'ephemeral-storage': '100Gi' },
+  nodeLabels: {},
+  registerWithTaints: [],
   volumeUnmount: { unmountUs: 0 },
   volumeUnmountByName: {},
   waitForUnmountTimeoutUs: 123 * US_PER_SECOND,

@@ -62,6 +62,11 @@ export function createActor(_id: string, config: unknown): Actor {
       const p = ev.object as Pod;
       if (p.status?.phase !== undefined) data.phase = p.status.phase;
       if (p.spec?.nodeName) data.nodeName = p.spec.nodeName;
+      // Every container ready, as the READY column's n/n (printers.go printPod): the `ready`
+      // timing reads it when no `kubectl get pods -w` printed the pod. (Trace data is not
+      // part of the digest.)
+      const total = p.spec?.containers?.length ?? 0;
+      if (total > 0 && (p.status?.containerStatuses ?? []).filter((c) => c.ready).length === total) data.ready = true;
     }
     if (resource === 'namespaces') {
       const phase = (ev.object as Namespace).status?.phase;

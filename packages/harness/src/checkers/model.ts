@@ -23,6 +23,8 @@ export interface ApiWrite {
   readonly finalizers?: readonly string[];
   /** ReplicaSets: `status.replicas` of the written object. */
   readonly statusReplicas?: number;
+  /** Pods: every container ready (the READY column's n/n). */
+  readonly ready?: true;
 }
 
 export interface ApiRequest {
@@ -174,6 +176,7 @@ export class TraceModel {
             nodeName: str(d.nodeName),
             finalizers: Array.isArray(d.finalizers) ? (d.finalizers as unknown[]).map((f) => S.of(f) ?? (f as string)) : undefined,
             statusReplicas: num(d.statusReplicas),
+            ...(d.ready === true ? { ready: true as const } : {}),
           };
           this.writes.push(w);
           if (w.resource === 'pods') {

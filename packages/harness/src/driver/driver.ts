@@ -23,8 +23,10 @@ import type {
 } from '@podsim/api';
 import { APISERVER_ACTOR } from '@podsim/api';
 import { parseLabelSelector, type ParsedLabelSelector } from '@podsim/api';
+import { TokenBucket } from '@podsim/controllers';
 import { PodInformer, conditionHolds } from './informer.js';
-import type { ApplyStep, CordonStep, DeleteStep, DrainStep, DriverConfig, DriverStep, EvictStep, FaultStep, PatchStep, ScaleStep, WaitStep, WatchStep } from './steps.js';
+import { WaitTally } from './waitTally.js';
+import { KUBECTL_BURST, KUBECTL_QPS, type ApplyStep, type CordonStep, type DeleteStep, type DrainStep, type DriverConfig, type DriverStep, type EvictStep, type FaultStep, type PatchStep, type ScaleStep, type WaitStep, type WatchStep } from './steps.js';
 import {
   EVICTION_RETRY_US,
   WAIT_FOR_DELETE_POLL_US,
@@ -88,7 +90,8 @@ type TimerPayload =
   | { readonly t: 'deletePoll'; readonly step: number }
   | { readonly t: 'drainEvict'; readonly step: number; readonly pod: number }
   | { readonly t: 'drainPoll'; readonly step: number; readonly pod: number }
-  | { readonly t: 'stop' };
+  | { readonly t: 'stop' }
+  | { readonly t: 'throttled'; readonly id: number };
 
 interface ActiveWait {
   readonly step: DriverStep;
@@ -100,6 +103,8 @@ interface ActiveWait {
   readonly target?: WaitStep['target'];
   readonly selector?: ParsedLabelSelector;
   readonly count: number;
+  /** Pod conditions, judged incrementally (waitTally.ts); non-pod deletes poll instead. */
+  readonly tally?: WaitTally;
   readonly timer: number;
   /** Recorded with the step's end (`delete --wait`: what kubectl printed). */
   readonly detail?: Record<string, unknown>;
@@ -149,6 +154,15 @@ export class Driver {
    * watch event.
    */
   private ownPodWriteRv = 0;
+  /**
+   * The current kubectl command's client rate limiter (a new process per step: a full bucket).
+   * Simplification: a `drain` with `wait: false` that is still polling goes on through the
+   * buckets of the steps after it.
+   */
+  private limiter: TokenBucket | undefined;
+  /** Requests held back by the limiter, by timer id. */
+  private readonly throttled = new Map<number, () => void>();
+  private throttledSeq = 0;
 
   constructor(private readonly config: DriverConfig) {
     this.steps = config.steps;
@@ -192,6 +206,12 @@ export class Driver {
       case 'stop':
         ctx.stopRun('timeline finished');
         return;
+      case 'throttled': {
+        const send = this.throttled.get(p.id);
+        this.throttled.delete(p.id);
+        send?.();
+        return;
+      }
     }
   }
 
@@ -216,6 +236,8 @@ export class Driver {
   private runStep(ctx: ActorContext): void {
     const step = this.steps[this.next++];
     this.currentSpan = ++this.span;
+    const limits = this.config.kubectl ?? { qps: KUBECTL_QPS, burst: KUBECTL_BURST };
+    this.limiter = new TokenBucket(limits.qps, limits.burst, ctx.now);
     ctx.trace('driver.step', `#${step.index} ${step.kind} ${describe(step)}`, {
       index: step.index,
       id: step.id,
@@ -268,7 +290,23 @@ export class Driver {
     this.schedule(ctx);
   }
 
-  private api(ctx: ActorContext, body: Message, onReply: (r: ApiResult) => void, onTimeout: () => void): void {
+  /**
+   * One request of the current kubectl command, sent once its client's token bucket allows
+   * (client-go `request.tryThrottle`: the request waits, it is never refused). `limited: false`
+   * for the driver's own informer, which is no kubectl command.
+   */
+  private api(ctx: ActorContext, body: Message, onReply: (r: ApiResult) => void, onTimeout: () => void, limited = true): void {
+    const waitUs = limited && this.limiter ? this.limiter.reserve(ctx.now) : 0;
+    if (waitUs > 0) {
+      const id = ++this.throttledSeq;
+      this.throttled.set(id, () => this.send(ctx, body, onReply, onTimeout));
+      ctx.setTimer(waitUs, { t: 'throttled', id } satisfies TimerPayload);
+      return;
+    }
+    this.send(ctx, body, onReply, onTimeout);
+  }
+
+  private send(ctx: ActorContext, body: Message, onReply: (r: ApiResult) => void, onTimeout: () => void): void {
     ctx.request<ApiResult>(
       APISERVER_ACTOR,
       body,
@@ -386,9 +424,14 @@ export class Driver {
         // kubectl prints a failure as `Error from server (<reason>): <message>`.
         const st = r.body as { reason?: string; message?: string };
         const error = r.code >= 300 && r.code !== 404 && st?.reason && st.message ? `Error from server (${st.reason}): ${st.message}` : undefined;
-        this.deleteEach(ctx, step, names, i + 1, [...results, { name: names[i], code: r.code, ...(uid ? { uid } : {}), ...(error ? { error } : {}) }]);
+        // Appended in place: a 20k-pod delete copied the list once per pod.
+        results.push({ name: names[i], code: r.code, ...(uid ? { uid } : {}), ...(error ? { error } : {}) });
+        this.deleteEach(ctx, step, names, i + 1, results);
       },
-      () => this.deleteEach(ctx, step, names, i + 1, [...results, { name: names[i], code: 504 }]),
+      () => {
+        results.push({ name: names[i], code: 504 });
+        this.deleteEach(ctx, step, names, i + 1, results);
+      },
     );
   }
 
@@ -419,7 +462,8 @@ export class Driver {
     const deleted = results.filter((r) => r.code < 300 && r.uid);
     const timer = ctx.setTimer(step.timeoutUs, { t: 'waitTimeout', step: step.index } satisfies TimerPayload);
     if (step.target.resource === 'pods') {
-      this.wait = { step, condition: 'gone', uids: new Set(deleted.map((r) => r.uid!)), count: 0, timer, detail: { results, output } };
+      const uids = new Set(deleted.map((r) => r.uid!));
+      this.wait = { step, condition: 'gone', uids, count: 0, tally: new WaitTally('gone', 0, undefined, undefined, uids), timer, detail: { results, output } };
       this.checkWait(ctx);
     } else {
       const polled = deleted.map((r) => ({ resource: step.target.resource, namespace: step.target.namespace, name: r.name, uid: r.uid! }));
@@ -512,9 +556,9 @@ export class Driver {
         this.finish(ctx, step, false, `count ${step.count}: only ${uids.size} pod${uids.size === 1 ? '' : 's'} matched when the wait began`);
         return;
       }
-      this.wait = { step, condition: 'gone', uids, count: step.count, timer };
+      this.wait = { step, condition: 'gone', uids, count: step.count, tally: new WaitTally('gone', step.count, undefined, undefined, uids), timer };
     } else {
-      this.wait = { step, condition: step.condition, target: t, selector, count: step.count, timer };
+      this.wait = { step, condition: step.condition, target: t, selector, count: step.count, tally: new WaitTally(step.condition, step.count, t, selector), timer };
     }
     this.checkWait(ctx);
   }
@@ -523,15 +567,8 @@ export class Driver {
     const w = this.wait;
     if (!w || w.polled || this.informer.rv < this.ownPodWriteRv) return;
     let holds: boolean;
-    if (w.condition === 'gone') {
-      // count 0: every pod that matched when the wait began; count N: any N of them.
-      if (w.count === 0) holds = [...w.uids!].every((u) => !this.informer.has(u));
-      else {
-        let gone = 0;
-        for (const u of w.uids!) if (!this.informer.has(u) && ++gone >= w.count) break;
-        holds = gone >= w.count;
-      }
-    }
+    if (w.tally) holds = w.tally.holds(this.informer);
+    else if (w.condition === 'gone') holds = [...w.uids!].every((u) => !this.informer.has(u));
     else holds = conditionHolds(w.condition, this.informer.select(w.target!.namespace, w.target!.name, w.selector), w.count);
     if (holds) this.completeWait(ctx, w);
   }
@@ -551,6 +588,7 @@ export class Driver {
         if (r.code !== 200) throw new Error(`driver: pod informer watch refused: ${r.code} ${statusMessage(r.body)}`);
       },
       () => ctx.trace('driver.informer', 'watch request timed out'),
+      false,
     );
   }
 
@@ -559,10 +597,15 @@ export class Driver {
       // 410 Gone or similar: relist by restarting the watch (synthetic ADDED events refill the cache).
       ctx.trace('driver.informer', `watch error: ${statusMessage(event.object)}; restarting`);
       this.informer.clear();
+      this.wait?.tally?.invalidate();
       this.startInformer(ctx);
       return;
     }
     this.informer.apply(event);
+    const uid = (event.object as KubeObject | undefined)?.metadata?.uid;
+    if (uid && (event.type === 'ADDED' || event.type === 'MODIFIED' || event.type === 'DELETED')) {
+      this.wait?.tally?.update(uid, event.type === 'DELETED' ? undefined : (event.object as Pod));
+    }
     this.checkWait(ctx);
   }
 

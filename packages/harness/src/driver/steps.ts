@@ -193,7 +193,21 @@ export interface DriverConfig {
   readonly informerNamespace?: string;
   /** Extra virtual time to keep running after the last step before calling stopRun. */
   readonly drainUs?: DurationUs;
+  /**
+   * The client-side rate limit of each kubectl command (client-go's token bucket; default
+   * {@link KUBECTL_QPS} / {@link KUBECTL_BURST}); `qps` 0 turns it off.
+   */
+  readonly kubectl?: { readonly qps: number; readonly burst: number };
 }
+
+/**
+ * kubectl v0.22.8's REST client limits: kubectl sets neither `rest.Config.QPS` nor `Burst`
+ * (cli-runtime `genericclioptions.ConfigFlags` raises only the discovery client's burst), so
+ * client-go's `rest.RESTClientFor` applies `DefaultQPS` 5 and `DefaultBurst` 10
+ * (k8s.io/client-go/rest/config.go). Each kubectl command is a new process: a full bucket.
+ */
+export const KUBECTL_QPS = 5;
+export const KUBECTL_BURST = 10;
 
 /** Actor id of the scenario driver (docs/conventions.md). */
 export const DRIVER_ACTOR = 'driver';

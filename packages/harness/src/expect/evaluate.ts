@@ -83,7 +83,10 @@ export function podEventTime(m: TraceModel, uid: string, name: string, event: st
     case 'running':
       return procs.length ? Math.min(...procs.map((p) => p.startedAt)) : undefined;
     case 'ready':
-      return rows.find((r) => r.name === name && /^(\d+)\/\1$/.test(r.ready) && r.ready !== '0/0')?.t;
+      // The first watch row showing every container ready; when no `watch` printed that (there
+      // was no watch step, or it had stopped), the first API write in which every container is
+      // ready — the write such a row would have shown.
+      return rows.find((r) => r.name === name && /^(\d+)\/\1$/.test(r.ready) && r.ready !== '0/0')?.t ?? writes.find((w) => w.ready)?.t;
   }
   return undefined;
 }

@@ -18,6 +18,7 @@ import type { Violation } from '../checkers/invariants.js';
 import type { ExploreSpec } from '../scenario/schema.js';
 import { drawFaults, type ExploreTargets } from './draw.js';
 import { withExplore } from './defaultExplore.js';
+import { expandNodes } from '../scenario/nodePools.js';
 
 /** One seed to run. */
 export interface SeedTask {
@@ -81,7 +82,7 @@ export interface SeedResult {
 
 /** Actor ids `disconnect` may hit, nodes faults may hit: from the scenario's cluster. */
 export function exploreTargets(sc: LoadedScenario): ExploreTargets {
-  const nodes = sc.doc.cluster.nodes.map((n) => n.name);
+  const nodes = expandNodes(sc.doc.cluster, sc.src, []).map((n) => n.name);
   return { nodes, clients: [...nodes.map((n) => `kubelet/${n}`), 'kube-controller-manager', 'kube-scheduler'] };
 }
 

@@ -4,7 +4,8 @@
  * summary a user reads afterwards — per deleted pod the DELETE → gone latency and the signals
  * its containers got, then virtual and wall time.
  */
-import { formatDuration } from '../duration.js';
+import { US_PER_SECOND } from '@podsim/api';
+import { formatDuration, formatDurationPrecise } from '../duration.js';
 import type { TraceModel } from '../checkers/model.js';
 import { watchRows, podsByCreation, type WatchRow } from '../expect/evaluate.js';
 import { KubectlTabWriter } from './tabwriter.js';
@@ -52,6 +53,10 @@ export interface PodSummary {
   readonly sigterm: number;
   readonly sigkill: number;
   readonly exitCodes: readonly number[];
+  /** The pod's last write still carried finalizers (only set when it is not gone). */
+  readonly finalizers?: true;
+  /** A container of the pod was still running at the end (only set when it is not gone). */
+  readonly running?: true;
 }
 
 /** One summary per pod the run created (in order of creation). */
@@ -62,7 +67,10 @@ export function podSummaries(m: TraceModel): PodSummary[] {
     const goneAt = writes.find((w) => w.event === 'DELETED')?.t;
     const procs = m.processesOf(p.uid);
     const sigs = procs.flatMap((x) => x.signals);
+    const last = writes[writes.length - 1];
     return {
+      ...(goneAt === undefined && last?.finalizers?.length ? { finalizers: true as const } : {}),
+      ...(goneAt === undefined && procs.some((x) => x.exitedAt === undefined) ? { running: true as const } : {}),
       name: p.name,
       namespace: p.namespace,
       uid: p.uid,
@@ -76,20 +84,34 @@ export function podSummaries(m: TraceModel): PodSummary[] {
   });
 }
 
-/** The summary table of deleted pods (or a note when none was deleted). */
-export function formatPodTable(pods: readonly PodSummary[]): string[] {
-  const deleted = pods.filter((p) => p.deletedAt !== undefined);
-  if (deleted.length === 0) return ['no pod was deleted'];
+/** GONE AFTER: as {@link formatDuration} below a minute (`2.97s`), with the same precision beyond (`1m5.25s`, not `1m5s`). */
+export function formatGoneAfter(us: number): string {
+  return us < 60 * US_PER_SECOND ? formatDuration(us) : formatDurationPrecise(us, 2);
+}
+
+/**
+ * The summary table of deleted pods (or a note when none was deleted): every deleted pod, or the
+ * first `rows` of them (by creation) and a line saying how many more there are.
+ */
+export function formatPodTable(pods: readonly PodSummary[], rows = Infinity): string[] {
+  const all = pods.filter((p) => p.deletedAt !== undefined);
+  if (all.length === 0) return ['no pod was deleted'];
+  if (rows <= 0) return [];
+  const deleted = all.slice(0, rows);
+  const more = all.length - deleted.length;
   const tw = new KubectlTabWriter();
-  return tw.flush([
+  return [
+    ...tw.flush([
     ['POD', 'DELETE AT', 'GONE AFTER', 'SIGTERM', 'SIGKILL', 'EXIT CODES'],
     ...deleted.map((p) => [
       p.name,
       formatDuration(p.deletedAt!),
-      p.deleteToGoneUs !== undefined ? formatDuration(p.deleteToGoneUs) : 'not gone',
+      p.deleteToGoneUs !== undefined ? formatGoneAfter(p.deleteToGoneUs) : 'not gone',
       String(p.sigterm),
       String(p.sigkill),
       p.exitCodes.length ? p.exitCodes.join(',') : '-',
     ]),
-  ]);
+    ]),
+    ...(more > 0 ? [`… and ${more} more deleted pod${more === 1 ? '' : 's'} (--rows N prints more rows; --json has every pod)`] : []),
+  ];
 }

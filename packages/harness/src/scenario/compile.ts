@@ -22,6 +22,8 @@ import { UNREALISTIC_EXPLORE_KINDS, checkExplore } from '../explore/draw.js';
 import { LIVENESS } from '../explore/liveness.js';
 import { admissionIssues } from './admission.js';
 import { CLUSTER_CIDR, MAX_NODE_CIDRS, NODE_CIDR_MASK_SIZE, nodePodCidr } from '../nodeCidrs.js';
+import { expandNodes, type ExpandedNode } from './nodePools.js';
+import { clientLimits, throttleAllowanceUs, type ClientLimits } from './clientLimits.js';
 
 /** One actor of the run: its id, the module that exports `createActor`, and its config. */
 export interface ActorPlan {
@@ -55,6 +57,8 @@ export interface RunPlan {
   readonly latency: LatencyConfig;
   readonly faults: readonly Fault[];
   readonly driver: DriverConfig;
+  /** The API clients' rate limits (scenario/clientLimits.ts), shown in the run's header. */
+  readonly clientLimits: ClientLimits;
   readonly expect: ExpectSpec | undefined;
   /** Step id → step index. */
   readonly stepIds: Readonly<Record<string, number>>;
@@ -147,6 +151,16 @@ function kubeletConfig(settings: KubeletSettings | undefined): Record<string, un
   return out;
 }
 
+/** `--node-labels` and `registerWithTaints` of a node → the kubelet actor's config fields. */
+function nodeRegistration(n: ExpandedNode): Record<string, unknown> {
+  return { ...(n.labels ? { nodeLabels: n.labels } : {}), ...(n.taints ? { registerWithTaints: n.taints } : {}) };
+}
+
+/** A client's `kubeAPIQPS` / `kubeAPIBurst` as the kube-controller-manager and kube-scheduler actors read them. */
+function clientConfig(l: { kubeAPIQPS?: number; kubeAPIBurst?: number } | undefined): Record<string, unknown> {
+  return { ...(l?.kubeAPIQPS !== undefined ? { kubeAPIQPS: l.kubeAPIQPS } : {}), ...(l?.kubeAPIBurst !== undefined ? { kubeAPIBurst: l.kubeAPIBurst } : {}) };
+}
+
 /** Compiles a loaded scenario. Throws {@link ScenarioError} for semantic problems (bad refs, …). */
 export function compileScenario(sc: LoadedScenario, opts: PlanOptions = {}): RunPlan {
   const issues: ScenarioIssue[] = [];
@@ -158,28 +172,26 @@ export function compileScenario(sc: LoadedScenario, opts: PlanOptions = {}): Run
   const epochUnixSeconds = cluster.epoch !== undefined ? Math.floor(parseRfc3339(cluster.epoch)!) : DEFAULT_EPOCH_UNIX_SECONDS;
 
   // ---- nodes and actors --------------------------------------------------------------------------
-  const nodes = cluster.nodes.map((n) => n.name);
-  const seenNodes = new Set<string>();
-  cluster.nodes.forEach((n, i) => {
-    if (seenNodes.has(n.name)) issues.push(src.issue(['cluster', 'nodes', i, 'name'], `duplicate node name ${JSON.stringify(n.name)}`));
-    seenNodes.add(n.name);
-  });
+  // Explicit nodes, then cluster.nodePools expanded (scenario/nodePools.ts).
+  const clusterNodes = expandNodes(cluster, src, issues);
+  const nodes = clusterNodes.map((n) => n.name);
   // Each node gets a pod CIDR of the cluster CIDR, as kube-controller-manager's node IPAM allocates them.
   if (nodes.length > MAX_NODE_CIDRS) {
     issues.push(src.issue(['cluster', 'nodes'], `${nodes.length} nodes: the cluster CIDR ${CLUSTER_CIDR} holds ${MAX_NODE_CIDRS} node pod CIDRs (/${NODE_CIDR_MASK_SIZE}); podsim simulates at most ${MAX_NODE_CIDRS} nodes`));
   }
   const kubeletCfg = new Map<string, Record<string, unknown>>();
-  cluster.nodes.forEach((n, i) => {
+  clusterNodes.forEach((n, i) => {
     // Each node gets its own IP (and, below, its own pod CIDR) as a cluster's IPAM would give it.
-    const cfg: Record<string, unknown> = { nodeName: n.name, nodeIP: `10.0.${Math.floor(i / 250)}.${(i % 250) + 1}`, ...kubeletConfig(cluster.kubelet), ...kubeletConfig(n.kubelet) };
+    const cfg: Record<string, unknown> = { nodeName: n.name, nodeIP: `10.0.${Math.floor(i / 250)}.${(i % 250) + 1}`, ...kubeletConfig(cluster.kubelet), ...kubeletConfig(n.kubelet), ...nodeRegistration(n) };
     if (n.capacity) cfg.capacity = Object.fromEntries(Object.entries(n.capacity).map(([k, v]) => [k, String(v)]));
-    kubeletCfg.set(n.name, cfg);
+    if (!kubeletCfg.has(n.name)) kubeletCfg.set(n.name, cfg);
   });
   const runtimeFaults = new Map<string, RuntimeCallFault[]>(nodes.map((n) => [n, []]));
-  // Configs of the API clients a `disconnect` fault can hit (the kubelets' are kubeletCfg's entries).
+  // Configs of the API clients a `disconnect` fault can hit (the kubelets' are kubeletCfg's entries),
+  // with the client limits the scenario sets (cluster.controllerManager, cluster.scheduler).
   const clientCfg = new Map<string, Record<string, unknown>>([
-    ['kube-controller-manager', {}],
-    ['kube-scheduler', {}],
+    ['kube-controller-manager', clientConfig(cluster.controllerManager)],
+    ['kube-scheduler', clientConfig(cluster.scheduler)],
     ...nodes.map((n) => [`kubelet/${n}`, kubeletCfg.get(n)!] as [string, Record<string, unknown>]),
   ]);
   const actorIds = ['apiserver', 'kube-controller-manager', 'kube-scheduler', DRIVER_ACTOR, ...nodes.flatMap((n) => [`kubelet/${n}`, `runtime/${n}`])];
@@ -467,6 +479,11 @@ export function compileScenario(sc: LoadedScenario, opts: PlanOptions = {}): Run
 
   if (issues.length > 0) throw new ScenarioError(issues);
 
+  // kubectl's client rate limit stretches a step over many objects; the bound must allow it.
+  const limits = clientLimits(cluster);
+  bound += throttleAllowanceUs(steps, objects, limits.kubectl);
+  const driver: DriverConfig = { steps, drainUs: cluster.drain ?? 0, kubectl: limits.kubectl };
+
   const actors = [
     { id: 'apiserver', module: ACTOR_MODULES.apiserver, config: {} },
     { id: 'kube-controller-manager', module: ACTOR_MODULES.controllerManager, config: clientCfg.get('kube-controller-manager') },
@@ -482,7 +499,7 @@ export function compileScenario(sc: LoadedScenario, opts: PlanOptions = {}): Run
     {
       id: DRIVER_ACTOR,
       module: ACTOR_MODULES.driver,
-      config: { steps, drainUs: cluster.drain ?? 0 } satisfies DriverConfig,
+      config: driver,
     },
   ];
   return {
@@ -496,7 +513,8 @@ export function compileScenario(sc: LoadedScenario, opts: PlanOptions = {}): Run
     actors,
     latency,
     faults,
-    driver: { steps, drainUs: cluster.drain ?? 0 },
+    driver,
+    clientLimits: limits,
     expect,
     stepIds,
     maxVirtualUs: bound + (cluster.drain ?? 0) + MARGIN_US,

@@ -39,11 +39,38 @@ export const zKubeletSettings = z.strictObject({
   plantedBugs: z.array(z.enum(['skipUidPrecondition', 'skipPreStopWait', 'skipReclaimCheck'])).optional(),
 });
 
-export const zNode = z.strictObject({
-  name: zName,
+/** A label key (`[prefix/]name`, as metav1 validation's IsQualifiedName) and value (≤ 63 characters). */
+const zLabels = z.record(
+  z.string().regex(/^([a-z0-9]([-a-z0-9.]*[a-z0-9])?\/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/, { message: 'expected a label key such as tier or example.com/tier' }),
+  z.string().regex(/^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$/, { message: 'expected a label value: at most 63 letters, digits, -, _ or .' }),
+);
+
+/** A Node taint as KubeletConfiguration `registerWithTaints` takes it. */
+const zTaint = z.strictObject({
+  key: z.string().regex(/^([a-z0-9]([-a-z0-9.]*[a-z0-9])?\/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/, { message: 'expected a taint key such as dedicated or example.com/dedicated' }),
+  value: z.string().optional(),
+  effect: z.enum(['NoSchedule', 'PreferNoSchedule', 'NoExecute']),
+});
+
+/** What a node and a node pool share: capacity, kubelet settings, the labels and taints it registers with. */
+const zNodeShape = {
   capacity: z.record(z.string(), z.union([z.string(), z.number()])).optional(),
   kubelet: zKubeletSettings.optional(),
+  labels: zLabels.optional(),
+  taints: z.array(zTaint).optional(),
+};
+
+export const zNode = z.strictObject({ name: zName, ...zNodeShape });
+
+/** `count` nodes named `<namePrefix>1 … <namePrefix><count>` (scenario/nodePools.ts). */
+export const zNodePool = z.strictObject({
+  count: z.number().int().min(1).max(5000, { message: 'a node pool has at most 5000 nodes (the largest cluster Kubernetes supports)' }),
+  namePrefix: z.string().regex(/^[a-z0-9]([-a-z0-9.]*)?$/, { message: 'expected the start of a DNS-1123 name, such as node- or pool-a-' }),
+  ...zNodeShape,
 });
+
+/** An API client's token bucket (client-go `flowcontrol.NewTokenBucketRateLimiter`); `kubeAPIQPS: 0` turns it off. */
+const zClientLimits = z.strictObject({ kubeAPIQPS: z.number().min(0).optional(), kubeAPIBurst: z.number().int().positive().optional() });
 
 export const zCluster = z.strictObject({
   seed: z.number().int().min(0).max(2 ** 32 - 1).optional(),
@@ -53,8 +80,16 @@ export const zCluster = z.strictObject({
     .optional(),
   placement: zPlacement.optional(),
   namespace: zName.optional(),
-  nodes: z.array(zNode).min(1, { message: 'a cluster needs at least one node' }),
+  /** Explicit nodes; with `nodePools`, at least one node in all (compile checks). */
+  nodes: z.array(zNode).optional(),
+  nodePools: z.array(zNodePool).optional(),
   kubelet: zKubeletSettings.optional(),
+  /** kube-controller-manager `--kube-api-qps` / `--kube-api-burst` (20 / 30, per controller client). */
+  controllerManager: zClientLimits.optional(),
+  /** KubeSchedulerConfiguration `clientConnection` qps / burst (50 / 100). */
+  scheduler: zClientLimits.optional(),
+  /** The client of the steps that act as kubectl: client-go's defaults, QPS 5 / burst 10 (kubectl v0.22.8 sets neither). */
+  kubectl: zClientLimits.optional(),
   latency: z
     .strictObject({
       default: zLink.optional(),
@@ -422,6 +457,8 @@ export const zScenarioDoc = z.strictObject({
 export type ScenarioDoc = z.output<typeof zScenarioDoc>;
 export type ClusterSpec = z.output<typeof zCluster>;
 export type KubeletSettings = z.output<typeof zKubeletSettings>;
+export type NodeSpecEntry = z.output<typeof zNode>;
+export type NodePoolSpec = z.output<typeof zNodePool>;
 export type StepSpec = { [K in StepKey]: z.output<(typeof zStepSchemas)[K]> }[StepKey];
 
 // ---- Kubernetes manifests -------------------------------------------------------------------------

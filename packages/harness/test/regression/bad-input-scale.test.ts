@@ -59,12 +59,13 @@ test('node pod CIDRs: consecutive /24s of the cluster CIDR 10.224.0.0/11, 8,192 
 test('bug: a 3,073-node scenario failed (runtime/node-3073: podCidr "10.256.0.0/24") — now it runs, a pod on node-3073 gets ready', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'podsim-3073-'));
   const file = join(dir, 'n3073.yaml');
-  const text = nodesScenario(3073, '  - apply: all\n  - wait: { for: ready, name: last, timeout: 1m }') + '---\napiVersion: v1\nkind: Pod\nmetadata: { name: last }\nspec:\n  nodeName: node-3073\n  containers: [{ name: app, image: nginx }]\n';
+  const text = nodesScenario(3073, '  - apply: all\n  - wait: { for: ready, name: last, timeout: 1m }') + 'expect:\n  counts: { podsAtEnd: 1, runningAtEnd: 1 }\n---\napiVersion: v1\nkind: Pod\nmetadata: { name: last }\nspec:\n  nodeName: node-3073\n  containers: [{ name: app, image: nginx }]\n';
   writeFileSync(file, text);
   checkRuntimes(t, compileScenario(loadScenarioText(file, text)).actors, 3073);
   const r = await cli(['run', file, '--engine', 'local', '--quiet']);
   rmSync(dir, { recursive: true, force: true });
   t.is(r.code, 0, r.out + r.err);
+  t.regex(r.out, /^expectations: 2\/2 passed; invariants: \d+ checked, 0 violations$/m);
   t.regex(r.out, /^PASS$/m);
 });
 
