@@ -29,10 +29,11 @@ export function imageTag(image: string | undefined): string {
 
 function setDefaultsProbe(p: Probe | undefined): void {
   if (!p) return;
-  p.timeoutSeconds ??= 1;
-  p.periodSeconds ??= 10;
-  p.successThreshold ??= 1;
-  p.failureThreshold ??= 3;
+  // SetDefaults_Probe: a 0 (the Go zero value) is unset.
+  p.timeoutSeconds ||= 1;
+  p.periodSeconds ||= 10;
+  p.successThreshold ||= 1;
+  p.failureThreshold ||= 3;
   if (p.httpGet) {
     p.httpGet.path ||= '/';
     p.httpGet.scheme ??= 'HTTP';

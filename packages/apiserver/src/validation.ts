@@ -174,7 +174,21 @@ const DNS_POLICIES = ['ClusterFirstWithHostNet', 'ClusterFirst', 'Default', 'Non
 const PULL_POLICIES = ['Always', 'IfNotPresent', 'Never'];
 const PROTOCOLS = ['SCTP', 'TCP', 'UDP'];
 
-function validateContainers(containers: readonly Container[] | undefined, volumes: Set<string>, path: string, allNames: Set<string>): FieldError[] {
+/** `validateHandler` + `validateProbe` (pkg/apis/core/validation/validation.go, v1.22.8), after `SetDefaults_Probe`. */
+function validateProbe(probe: Container['livenessProbe'], path: string): FieldError[] {
+  if (!probe) return [];
+  const errs: FieldError[] = [];
+  const handlers = (['exec', 'httpGet', 'tcpSocket'] as const).filter((h) => probe[h] !== undefined && probe[h] !== null);
+  if (handlers.length === 0) errs.push(field.required(path, 'must specify a handler type'));
+  for (const h of handlers.slice(1)) errs.push(field.forbidden(`${path}.${h}`, 'may not specify more than 1 handler type'));
+  for (const k of ['initialDelaySeconds', 'timeoutSeconds', 'periodSeconds', 'successThreshold', 'failureThreshold'] as const) {
+    const v = probe[k];
+    if (v !== undefined && v < 0) errs.push(field.invalid(`${path}.${k}`, v, 'must be greater than or equal to 0'));
+  }
+  return errs;
+}
+
+function validateContainers(containers: readonly Container[] | undefined, volumes: Set<string>, path: string, allNames: Set<string>, init = false): FieldError[] {
   const errs: FieldError[] = [];
   if (!containers || containers.length === 0) return [field.required(path, '')];
   containers.forEach((ctr, i) => {
@@ -186,6 +200,17 @@ function validateContainers(containers: readonly Container[] | undefined, volume
     if (!ctr.image) errs.push(field.required(`${idx}.image`, ''));
     if (ctr.readinessProbe?.terminationGracePeriodSeconds !== undefined) {
       errs.push(field.invalid(`${idx}.readinessProbe.terminationGracePeriodSeconds`, ctr.readinessProbe.terminationGracePeriodSeconds, 'must not be set for readinessProbes'));
+    }
+    for (const k of ['livenessProbe', 'startupProbe'] as const) {
+      const pr = ctr[k];
+      if (pr && pr.successThreshold !== 1) errs.push(field.invalid(`${idx}.${k}.successThreshold`, pr.successThreshold, 'must be 1'));
+    }
+    for (const k of ['readinessProbe', 'livenessProbe', 'startupProbe'] as const) errs.push(...validateProbe(ctr[k], `${idx}.${k}`));
+    if (init) {
+      // validateInitContainers
+      for (const k of ['lifecycle', 'livenessProbe', 'readinessProbe', 'startupProbe'] as const) {
+        if (ctr[k]) errs.push(field.invalid(`${idx}.${k}`, ctr[k], 'must not be set for init containers'));
+      }
     }
     switch (ctr.terminationMessagePolicy) {
       case 'File':
@@ -282,7 +307,7 @@ export function validatePodSpec(spec: PodSpec | undefined, path: string): FieldE
   });
   const names = new Set<string>();
   errs.push(...validateContainers(spec.containers, volumes, `${path}.containers`, names));
-  if (spec.initContainers?.length) errs.push(...validateContainers(spec.initContainers, volumes, `${path}.initContainers`, names));
+  if (spec.initContainers?.length) errs.push(...validateContainers(spec.initContainers, volumes, `${path}.initContainers`, names, true));
   if (!spec.restartPolicy) errs.push(field.required(`${path}.restartPolicy`, ''));
   else if (!RESTART_POLICIES.includes(spec.restartPolicy)) errs.push(field.notSupported(`${path}.restartPolicy`, spec.restartPolicy, RESTART_POLICIES));
   if (!spec.dnsPolicy) errs.push(field.required(`${path}.dnsPolicy`, ''));

@@ -107,6 +107,30 @@ test('validation → 422 Invalid with field paths in details.causes', (t) => {
   t.deepEqual(h.writes, []);
 });
 
+test('probes and init containers are validated as validateProbe / validateHandler / validateInitContainers (v1.22.8): 422, nothing stored; 0s are defaulted', (t) => {
+  // Through serve (kubectl apply) these were stored and run: a negative periodSeconds, no handler, two handlers.
+  const h = new Harness();
+  const create = (name: string, spec: object) => h.req({ type: 'ApiCreate', resource: 'pods', namespace: 'default', object: { metadata: { name }, spec } as unknown as Pod });
+  const msg = (name: string, spec: object) => status(create(name, spec)).message;
+  const app = (extra: object) => ({ containers: [{ name: 'app', image: 'nginx:1.21', ...extra }] });
+  t.is(msg('a', app({ livenessProbe: { periodSeconds: 5 } })), 'Pod "a" is invalid: spec.containers[0].livenessProbe: Required value: must specify a handler type');
+  t.is(
+    msg('b', app({ readinessProbe: { httpGet: { port: 80 }, tcpSocket: { port: 80 } } })),
+    'Pod "b" is invalid: spec.containers[0].readinessProbe.tcpSocket: Forbidden: may not specify more than 1 handler type',
+  );
+  t.is(msg('c', app({ livenessProbe: { tcpSocket: { port: 80 }, periodSeconds: -1 } })), 'Pod "c" is invalid: spec.containers[0].livenessProbe.periodSeconds: Invalid value: -1: must be greater than or equal to 0');
+  t.is(msg('d', app({ startupProbe: { tcpSocket: { port: 80 }, successThreshold: 2 } })), 'Pod "d" is invalid: spec.containers[0].startupProbe.successThreshold: Invalid value: 2: must be 1');
+  t.regex(
+    msg('e', { ...app({}), initContainers: [{ name: 'init', image: 'busybox:1.35', readinessProbe: { tcpSocket: { port: 80 } } }] })!,
+    /^Pod "e" is invalid: spec\.initContainers\[0\]\.readinessProbe: Invalid value: .*must not be set for init containers$/,
+  );
+  t.deepEqual(h.writes, []);
+  const ok = create('f', app({ livenessProbe: { tcpSocket: { port: 80 }, periodSeconds: 0, failureThreshold: 0, successThreshold: 0, timeoutSeconds: 0 } }));
+  t.is(ok.code, 201);
+  const probe = (h.writes[0].object as Pod).spec!.containers[0].livenessProbe!;
+  t.deepEqual([probe.periodSeconds, probe.failureThreshold, probe.successThreshold, probe.timeoutSeconds], [10, 3, 1, 1]);
+});
+
 test('name or generateName is required', (t) => {
   const h = new Harness();
   const r = h.req({ type: 'ApiCreate', resource: 'pods', namespace: 'default', object: { metadata: {}, spec: { containers: [{ name: 'c', image: 'i' }] } } as Pod });

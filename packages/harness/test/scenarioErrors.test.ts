@@ -157,6 +157,46 @@ const cases: Array<{ title: string; text: string; line: number; message: RegExp 
     line: 8,
     message: /steps\[1\]\.expectFailure: a sleep step cannot fail/,
   },
+  // Probe and init-container specs the apiserver's validateProbe / validateHandler /
+  // validateInitContainers refuse (v1.22.8): each was accepted and run, the bad probe never
+  // probing (no handler) or probing as if valid, and the run said PASS / "no expectations".
+  {
+    title: 'a probe without a handler',
+    text: GOOD.replace('      image: nginx:1.21\n', '      image: nginx:1.21\n      livenessProbe: { periodSeconds: 5 }\n'),
+    line: 20,
+    message: /spec\.containers\[0\]\.livenessProbe: must specify a handler type/,
+  },
+  {
+    title: 'a probe with two handlers',
+    text: GOOD.replace('      image: nginx:1.21\n', '      image: nginx:1.21\n      readinessProbe:\n        httpGet: { port: 80 }\n        tcpSocket: { port: 80 }\n'),
+    line: 22,
+    message: /spec\.containers\[0\]\.readinessProbe\.tcpSocket: may not specify more than 1 handler type/,
+  },
+  {
+    title: 'a liveness probe with successThreshold 2',
+    text: GOOD.replace('      image: nginx:1.21\n', '      image: nginx:1.21\n      livenessProbe:\n        httpGet: { port: 80 }\n        successThreshold: 2\n'),
+    line: 22,
+    message: /spec\.containers\[0\]\.livenessProbe\.successThreshold: must be 1/,
+  },
+  {
+    title: 'an init container with a readiness probe',
+    text: GOOD.replace('  containers:\n', '  initContainers:\n    - name: init\n      image: busybox:1.35\n      readinessProbe: { tcpSocket: { port: 80 } }\n  containers:\n'),
+    line: 20,
+    message: /spec\.initContainers\[0\]\.readinessProbe: must not be set for init containers/,
+  },
+  {
+    // Was a 422 at the apply step: run exit 1 (FAIL) and validate said ok.
+    title: 'an init container named like an app container',
+    text: GOOD.replace('  containers:\n', '  initContainers:\n    - { name: app, image: busybox:1.35 }\n  containers:\n'),
+    line: 18,
+    message: /spec\.initContainers\[0\]\.name: Duplicate value: "app"/,
+  },
+  {
+    title: 'a negative periodSeconds',
+    text: GOOD.replace('      image: nginx:1.21\n', '      image: nginx:1.21\n      livenessProbe: { tcpSocket: { port: 80 }, periodSeconds: -1 }\n'),
+    line: 20,
+    message: /livenessProbe\.periodSeconds: Too small/,
+  },
 ];
 
 // Hostile YAML (each once crashed or hung podsim with a stack trace): answered like any other mistake.
@@ -359,6 +399,23 @@ spec:
   const r = await cli(['run', p, '--quiet', '--engine', 'local']);
   t.is(r.code, EXIT_OK, r.out);
   t.false(r.err.includes('not simulated'), r.err);
+});
+
+test('probe numbers of 0 are valid and defaulted as SetDefaults_Probe does (period 10 s, failure 3): a liveness probe with failureThreshold 0 restarts after 3 failures', async (t) => {
+  // Was refused at load time ("Too small: expected number to be >=1") though the apiserver accepts it.
+  const text = GOOD.replace('    podsim.dev/on-sigterm: "exit:2s:0"\n', '    podsim.dev/unhealthy-after: 5s\n')
+    .replace('  - sleep: 10s\n  - delete: { kind: pod, name: web, gracePeriod: 5 }\n', '  - watch: start\n  - sleep: 50s\n')
+    .replace('      image: nginx:1.21\n', '      image: nginx:1.21\n      livenessProbe: { tcpSocket: { port: 80 }, periodSeconds: 0, failureThreshold: 0, timeoutSeconds: 0, successThreshold: 0 }\n');
+  const p = file('probe-zeros.yaml', text);
+  const v = await cli(['validate', p]);
+  t.is(v.code, EXIT_OK, v.err);
+  const r = await cli(['run', p, '--engine', 'local']);
+  t.is(r.code, EXIT_OK, r.err);
+  const watch = r.out.split('\n').filter((l) => l.startsWith('web '));
+  // unhealthy from ~7 s (started at 2 s); probes every 10 s, 3 failures: the restart shows at 27 s or later, not by ~17 s.
+  const restarted = watch.find((l) => /\sRunning\s+1 /.test(l));
+  t.truthy(restarted, watch.join('\n'));
+  t.regex(restarted!, /\s(2[5-9]|3\d|4\d)s$/, watch.join('\n'));
 });
 
 test('podsim run of a file without expectations exits 0 and says "no expectations" instead of PASS', async (t) => {

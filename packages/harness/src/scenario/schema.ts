@@ -471,29 +471,67 @@ const zMeta = z.looseObject({
   annotations: z.record(z.string(), z.string(), { error: 'annotations must be string → string (quote numbers)' }).optional(),
 });
 
-const zProbe = z.looseObject({
-  initialDelaySeconds: z.number().int().min(0).optional(),
-  periodSeconds: z.number().int().min(1).optional(),
-  timeoutSeconds: z.number().int().min(1).optional(),
-  successThreshold: z.number().int().min(1).optional(),
-  failureThreshold: z.number().int().min(1).optional(),
+/**
+ * A probe as `validateProbe` / `validateHandler` (pkg/apis/core/validation/validation.go, v1.22.8)
+ * accept it: non-negative numbers (a 0 is defaulted by `SetDefaults_Probe`: timeout 1, period 10,
+ * success 1, failure 3) and exactly one handler of exec, httpGet and tcpSocket (1.22 has no grpc).
+ */
+const PROBE_HANDLERS = ['exec', 'httpGet', 'tcpSocket'] as const;
+const zProbe = z
+  .looseObject({
+    initialDelaySeconds: z.number().int().min(0).optional(),
+    periodSeconds: z.number().int().min(0).optional(),
+    timeoutSeconds: z.number().int().min(0).optional(),
+    successThreshold: z.number().int().min(0).optional(),
+    failureThreshold: z.number().int().min(0).optional(),
+  })
+  .superRefine((p, ctx) => {
+    const set = PROBE_HANDLERS.filter((h) => p[h] !== undefined && p[h] !== null);
+    if (set.length === 0) ctx.addIssue({ code: 'custom', message: `must specify a handler type (one of ${PROBE_HANDLERS.join(', ')})` });
+    for (const h of set.slice(1)) ctx.addIssue({ code: 'custom', path: [h], message: 'may not specify more than 1 handler type' });
+  });
+
+/** `validateContainers`: liveness and startup probes need `successThreshold` 1 (0 is defaulted to 1). */
+const oneSuccess = (p: { successThreshold?: number } | undefined) => p?.successThreshold === undefined || p.successThreshold <= 1;
+
+const zContainer = z
+  .looseObject({
+    name: zName,
+    image: z.string().min(1, { message: 'a container needs an image' }),
+    readinessProbe: zProbe.optional(),
+    livenessProbe: zProbe.optional(),
+    startupProbe: zProbe.optional(),
+  })
+  .superRefine((c, ctx) => {
+    for (const k of ['livenessProbe', 'startupProbe'] as const) {
+      if (!oneSuccess(c[k])) ctx.addIssue({ code: 'custom', path: [k, 'successThreshold'], message: 'must be 1' });
+    }
+  });
+
+/** `validateInitContainers`: no lifecycle hooks and no probes on an init container. */
+const INIT_FORBIDDEN = ['lifecycle', 'livenessProbe', 'readinessProbe', 'startupProbe'] as const;
+const zInitContainer = zContainer.superRefine((c, ctx) => {
+  for (const k of INIT_FORBIDDEN) if (c[k] !== undefined) ctx.addIssue({ code: 'custom', path: [k], message: 'must not be set for init containers' });
 });
 
-const zContainer = z.looseObject({
-  name: zName,
-  image: z.string().min(1, { message: 'a container needs an image' }),
-  readinessProbe: zProbe.optional(),
-  livenessProbe: zProbe.optional(),
-  startupProbe: zProbe.optional(),
-});
-
-export const zPodSpec = z.looseObject({
-  containers: z.array(zContainer).min(1, { message: 'a pod needs at least one container' }),
-  initContainers: z.array(zContainer).optional(),
-  terminationGracePeriodSeconds: z.number().int().optional(),
-  restartPolicy: z.enum(['Always', 'OnFailure', 'Never']).optional(),
-  nodeName: z.string().optional(),
-});
+export const zPodSpec = z
+  .looseObject({
+    containers: z.array(zContainer).min(1, { message: 'a pod needs at least one container' }),
+    initContainers: z.array(zInitContainer).optional(),
+    terminationGracePeriodSeconds: z.number().int().optional(),
+    restartPolicy: z.enum(['Always', 'OnFailure', 'Never']).optional(),
+    nodeName: z.string().optional(),
+  })
+  .superRefine((spec, ctx) => {
+    // `validateContainers` / `validateInitContainers`: one name space for both lists.
+    const seen = new Set<string>();
+    for (const [list, cs] of [['containers', spec.containers], ['initContainers', spec.initContainers ?? []]] as const) {
+      cs.forEach((c, i) => {
+        if (seen.has(c.name)) ctx.addIssue({ code: 'custom', path: [list, i, 'name'], message: `Duplicate value: ${JSON.stringify(c.name)}` });
+        seen.add(c.name);
+      });
+    }
+  });
 
 const zTemplate = z.looseObject({
   metadata: z.looseObject({ labels: z.record(z.string(), z.string()).optional(), annotations: z.record(z.string(), z.string()).optional() }).optional(),
