@@ -49,6 +49,12 @@ test.serial('kubectl delete ns demo --wait=false: Terminating in kubectl get ns,
   t.is(dep.code, 0, dep.stderr);
   const ready = await k.run(['wait', '--for=condition=Ready', 'pod', '-l', 'app=web', '-n', 'demo', '--timeout=60s']);
   t.is(ready.code, 0, ready.stderr);
+  // A pod held by a finalizer keeps the namespace Terminating until the test lets it go (C10), so
+  // the Terminating checks below do not race the wall clock (serve runs at 20x; under load the
+  // namespace used to be gone before `kubectl get ns` ran).
+  t.is((await k.run(['run', 'hold', '--image=nginx', '-n', 'demo'])).code, 0);
+  const fin = await k.run(['patch', 'pod', 'hold', '-n', 'demo', '--type=merge', '-p', '{"metadata":{"finalizers":["example.com/hold"]}}']);
+  t.is(fin.code, 0, fin.stderr);
 
   const del = await k.run(['delete', 'ns', 'demo', '--wait=false']);
   t.is(del.code, 0, del.stderr);
@@ -63,6 +69,11 @@ test.serial('kubectl delete ns demo --wait=false: Terminating in kubectl get ns,
   t.is(late.code, 1);
   t.is(late.stderr.trim(), 'error: failed to create deployment: deployments.apps "late" is forbidden: unable to create new content in namespace demo because it is being terminated');
 
+  // The namespace controller deletes the pods; the held one stays (Terminating) and so does the namespace.
+  await until('the held pod to be Terminating', async () => (await k.run(['get', 'pod', 'hold', '-n', 'demo', '-o', 'jsonpath={.metadata.deletionTimestamp}'])).stdout.trim() !== '', 30_000);
+  t.regex((await k.run(['get', 'ns', 'demo', '--no-headers'])).stdout, /^demo\s+Terminating\s/);
+  const release = await k.run(['patch', 'pod', 'hold', '-n', 'demo', '--type=merge', '-p', '{"metadata":{"finalizers":null}}']);
+  t.is(release.code, 0, release.stderr);
   await until('namespace demo to be gone', async () => (await k.run(['get', 'ns', 'demo'])).code === 1, 30_000);
   const gone = await k.run(['get', 'ns', 'demo']);
   t.is(gone.stderr.trim(), 'Error from server (NotFound): namespaces "demo" not found');
