@@ -8,8 +8,8 @@
 import test from 'ava';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { EXIT_OK, main } from '../../src/cli.js';
-import { declaredExpectations, expectationTally } from './helpers.js';
+import { EXIT_OK } from '../../src/cli.js';
+import { declaredExpectations, digestOf, expectationTally, podsimRun } from './helpers.js';
 
 const DIR = 'examples/cases';
 const FILES = readdirSync(DIR)
@@ -19,21 +19,6 @@ const FILES = readdirSync(DIR)
 /** The file also run on shards:2 (small: two pods, seconds of virtual time). */
 const SHARDED = join(DIR, 'C05-grace-period-zero-without-force-is-one-second.yaml');
 
-const runs = new Map<string, Promise<{ code: number; out: string[] }>>();
-
-/** `podsim run FILE --quiet --placement P` through the CLI entry, once per (file, placement). */
-function podsimRun(file: string, placement: string): Promise<{ code: number; out: string[] }> {
-  const key = `${file}|${placement}`;
-  let r = runs.get(key);
-  if (!r) {
-    const out: string[] = [];
-    r = main(['run', file, '--quiet', '--placement', placement], { out: (l) => out.push(l), err: (l) => out.push(l) }).then((code) => ({ code, out }));
-    runs.set(key, r);
-  }
-  return r;
-}
-
-const digestOf = (out: readonly string[]) => out.join('\n').match(/trace digest ([0-9a-f]{16})/)?.[1];
 
 test('every reported case has a scenario file', (t) => {
   const ids = new Set(FILES.map((f) => /\/(C\d\d)-/.exec(f)?.[1]));

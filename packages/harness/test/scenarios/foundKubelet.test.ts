@@ -8,28 +8,13 @@
 import test from 'ava';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { EXIT_OK, main } from '../../src/cli.js';
-import { declaredExpectations, expectationTally, runText, S } from './helpers.js';
+import { EXIT_OK } from '../../src/cli.js';
+import { declaredExpectations, digestOf, expectationTally, podsimRun, runText, S } from './helpers.js';
 
 const DIR = 'packages/harness/test/found';
 const FILES = ['kubelet-restart-kills-running-pods.yaml', 'nodedown-overlapping-restart-cri-2m-hang.yaml', 'disconnect-restarted-kubelet-60s-stall.yaml'].map((f) => join(DIR, f));
 const PLACEMENTS = ['single', 'shards:2', 'nodes:2'];
 
-const runs = new Map<string, Promise<{ code: number; out: string[] }>>();
-
-/** `podsim run FILE --quiet --placement P` through the CLI entry, once per (file, placement). */
-function podsimRun(file: string, placement: string): Promise<{ code: number; out: string[] }> {
-  const key = `${file}|${placement}`;
-  let r = runs.get(key);
-  if (!r) {
-    const out: string[] = [];
-    r = main(['run', file, '--quiet', '--placement', placement], { out: (l) => out.push(l), err: (l) => out.push(l) }).then((code) => ({ code, out }));
-    runs.set(key, r);
-  }
-  return r;
-}
-
-const digestOf = (out: readonly string[]) => out.join('\n').match(/trace digest ([0-9a-f]{16})/)?.[1];
 
 for (const file of FILES) {
   test(`podsim run ${file} passes`, async (t) => {

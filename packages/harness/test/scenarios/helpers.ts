@@ -6,6 +6,7 @@ import { judge } from '../../src/run.js';
 import { runPlan, type EngineKind } from '../../src/engine.js';
 import type { TraceModel } from '../../src/checkers/model.js';
 import type { RunReport } from '../../src/run.js';
+import { main } from '../../src/cli.js';
 
 export const S = 1_000_000;
 
@@ -75,3 +76,20 @@ export function expectationTally(out: readonly string[]): { passed: number; tota
   const m = /^expectations: (\d+)\/(\d+) passed; invariants: \d+ checked, 0 violations/m.exec(out.join('\n'));
   return m ? { passed: Number(m[1]), total: Number(m[2]) } : undefined;
 }
+
+const cliRuns = new Map<string, Promise<{ code: number; out: string[] }>>();
+
+/** `podsim run FILE --quiet --placement P` through the CLI entry, once per (file, placement) per test file. */
+export function podsimRun(file: string, placement: string): Promise<{ code: number; out: string[] }> {
+  const key = `${file}|${placement}`;
+  let r = cliRuns.get(key);
+  if (!r) {
+    const out: string[] = [];
+    r = main(['run', file, '--quiet', '--placement', placement], { out: (l) => out.push(l), err: (l) => out.push(l) }).then((code) => ({ code, out }));
+    cliRuns.set(key, r);
+  }
+  return r;
+}
+
+/** The trace digest a `podsim run` printed. */
+export const digestOf = (out: readonly string[]): string | undefined => out.join('\n').match(/trace digest ([0-9a-f]{16})/)?.[1];
