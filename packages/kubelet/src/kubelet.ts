@@ -17,7 +17,7 @@ import { EventRecorder } from './events.js';
 import type { KubeletConfig } from './kubeletConfig.js';
 import { killPod, type KillDeps } from './kuberuntime/killPod.js';
 import { getPodStatus } from './kuberuntime/runtimeStatus.js';
-import { Backoff, ERR_CRASH_LOOP_BACK_OFF, ERR_IMAGE_PULL_BACK_OFF, syncPodRuntime } from './kuberuntime/syncPod.js';
+import { Backoff, ERR_CRASH_LOOP_BACK_OFF, ERR_IMAGE_PULL_BACK_OFF, syncPodRuntime, type RuntimeSyncDeps } from './kuberuntime/syncPod.js';
 import { GenericPLEG, type PodLifecycleEvent } from './pleg/generic.js';
 import { PodCache } from './pleg/podCache.js';
 import { PodWorkers, type PodSyncer, type SyncError, type SyncPodType, type WorkerContext } from './podWorkers.js';
@@ -45,6 +45,8 @@ export class Kubelet implements PodSyncer {
   /** `reasonCache`: uid → container → why it could not start. */
   readonly reasonCache = new Map<string, Map<string, { reason: string; message: string }>>();
   private readonly killDeps: KillDeps;
+  /** syncPodRuntime's dependencies: the kill path's, the back-off and the probe results (built once, not per sync). */
+  private readonly runtimeDeps: RuntimeSyncDeps;
   private firstRelistDone = false;
   private nodeRegistered = false;
   private lastNodeStatusReport = -1;
@@ -95,6 +97,11 @@ export class Kubelet implements PodSyncer {
       event: (pod, type, reason, message, fieldPath) => this.recorder.event(pod, type, reason, message, fieldPath),
     });
     this.volumeManager = new VolumeManager(env, config.volumeUnmount, config.volumeUnmountByName, config.waitForUnmountTimeoutUs);
+    this.runtimeDeps = {
+      ...this.killDeps,
+      backoff: this.backoff,
+      probes: { liveness: (cid: string) => this.prober.get('liveness', cid), startup: (cid: string) => this.prober.get('startup', cid) },
+    };
   }
 
   // ---- start-up -----------------------------------------------------------------------------
@@ -396,8 +403,7 @@ export class Kubelet implements PodSyncer {
         this.podCgroups.add(uid);
         this.volumeManager.mount(pod);
       }
-      const probes = { liveness: (cid: string) => this.prober.get('liveness', cid), startup: (cid: string) => this.prober.get('startup', cid) };
-      syncPodRuntime({ ...this.killDeps, backoff: this.backoff, probes }, pod, podStatus, (result, messages) => {
+      syncPodRuntime(this.runtimeDeps, pod, podStatus, (result, messages) => {
         // reasonCache.Update
         let rc = this.reasonCache.get(uid);
         for (const r of result.results) {

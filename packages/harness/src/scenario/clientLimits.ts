@@ -10,6 +10,7 @@
 import { DEFAULT_KUBE_API_BURST, DEFAULT_KUBE_API_QPS } from '@podsim/controllers/actor/kubeControllerManagerActor';
 import { DEFAULT_SCHEDULER_BURST, DEFAULT_SCHEDULER_QPS } from '@podsim/controllers/actor/kubeSchedulerActor';
 import { US_PER_SECOND, type KubeObject } from '@podsim/api';
+import { DEFAULT_KUBELET_CONFIG } from '@podsim/kubelet/kubeletConfig';
 import { KUBECTL_BURST, KUBECTL_QPS, type DriverStep } from '../driver/steps.js';
 import type { ClusterSpec } from './schema.js';
 
@@ -27,17 +28,13 @@ export interface ClientLimits {
   readonly kubelet: ClientLimit;
 }
 
-/** The kubelet's client defaults (KubeletConfiguration v1beta1: kubeAPIQPS 5, kubeAPIBurst 10). */
-const KUBELET_QPS = 5;
-const KUBELET_BURST = 10;
-
 export function clientLimits(cluster: ClusterSpec): ClientLimits {
   const of = (l: { kubeAPIQPS?: number; kubeAPIBurst?: number } | undefined, qps: number, burst: number): ClientLimit => ({ qps: l?.kubeAPIQPS ?? qps, burst: l?.kubeAPIBurst ?? burst });
   return {
     kubectl: of(cluster.kubectl, KUBECTL_QPS, KUBECTL_BURST),
     controllerManager: of(cluster.controllerManager, DEFAULT_KUBE_API_QPS, DEFAULT_KUBE_API_BURST),
     scheduler: of(cluster.scheduler, DEFAULT_SCHEDULER_QPS, DEFAULT_SCHEDULER_BURST),
-    kubelet: of(cluster.kubelet, KUBELET_QPS, KUBELET_BURST),
+    kubelet: of(cluster.kubelet, DEFAULT_KUBELET_CONFIG.kubeAPIQPS, DEFAULT_KUBELET_CONFIG.kubeAPIBurst),
   };
 }
 

@@ -21,7 +21,7 @@ import { loadScheduledFaults, type ScheduledFault } from './scheduled.js';
 import { UNREALISTIC_EXPLORE_KINDS, checkExplore } from '../explore/draw.js';
 import { LIVENESS } from '../explore/liveness.js';
 import { admissionIssues } from './admission.js';
-import { CLUSTER_CIDR, MAX_NODE_CIDRS, NODE_CIDR_MASK_SIZE, nodePodCidr } from '../nodeCidrs.js';
+import { nodePodCidr } from '../nodeCidrs.js';
 import { expandNodes, type ExpandedNode } from './nodePools.js';
 import { clientLimits, throttleAllowanceUs, type ClientLimits } from './clientLimits.js';
 
@@ -175,10 +175,6 @@ export function compileScenario(sc: LoadedScenario, opts: PlanOptions = {}): Run
   // Explicit nodes, then cluster.nodePools expanded (scenario/nodePools.ts).
   const clusterNodes = expandNodes(cluster, src, issues);
   const nodes = clusterNodes.map((n) => n.name);
-  // Each node gets a pod CIDR of the cluster CIDR, as kube-controller-manager's node IPAM allocates them.
-  if (nodes.length > MAX_NODE_CIDRS) {
-    issues.push(src.issue(['cluster', 'nodes'], `${nodes.length} nodes: the cluster CIDR ${CLUSTER_CIDR} holds ${MAX_NODE_CIDRS} node pod CIDRs (/${NODE_CIDR_MASK_SIZE}); podsim simulates at most ${MAX_NODE_CIDRS} nodes`));
-  }
   const kubeletCfg = new Map<string, Record<string, unknown>>();
   clusterNodes.forEach((n, i) => {
     // Each node gets its own IP (and, below, its own pod CIDR) as a cluster's IPAM would give it.

@@ -113,26 +113,22 @@ function criTimeoutUs(req: cri.CriRequest, base: number): number | undefined {
   }
 }
 
-/** The reply a CRI call gets when its deadline passed: DeadlineExceeded, empty lists. */
+/** The reply a CRI call gets when it failed with gRPC `code`: the error, empty lists. */
+function criError(type: string, code: string, message: string): Message {
+  return { type: `${type}Result`, error: { code, message }, items: [], containers: [], stdout: '', stderr: '', exitCode: -1, success: false } as Message;
+}
+
+/** The reply a CRI call gets when its deadline passed: DeadlineExceeded. */
 function criDeadlineExceeded(type: string): Message {
-  return { type: `${type}Result`, error: { code: 'DeadlineExceeded', message: 'context deadline exceeded' }, items: [], containers: [], stdout: '', stderr: '', exitCode: -1, success: false } as Message;
+  return criError(type, 'DeadlineExceeded', 'context deadline exceeded');
 }
 
 /**
  * The reply a CRI call gets when the runtime is not running (`RequestUnavailable`): gRPC
- * Unavailable, as from a dial of a containerd socket nobody listens on; empty lists.
+ * Unavailable, as from a dial of a containerd socket nobody listens on.
  */
 function criUnavailable(type: string): Message {
-  return {
-    type: `${type}Result`,
-    error: { code: 'Unavailable', message: 'connection error: desc = "transport: Error while dialing dial unix /run/containerd/containerd.sock: connect: connection refused"' },
-    items: [],
-    containers: [],
-    stdout: '',
-    stderr: '',
-    exitCode: -1,
-    success: false,
-  } as Message;
+  return criError(type, 'Unavailable', 'connection error: desc = "transport: Error while dialing dial unix /run/containerd/containerd.sock: connect: connection refused"');
 }
 
 /**
