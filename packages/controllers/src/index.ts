@@ -13,6 +13,7 @@ export * from './expectations.js';
 export * from './objects.js';
 export * from './podutil.js';
 export * from './intstr.js';
+export * from './events.js';
 export * from './replicaset/replicaSet.js';
 export * from './replicaset/podsToDelete.js';
 export * from './replicaset/replicaSetUtils.js';
