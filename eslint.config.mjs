@@ -4,6 +4,7 @@
 // `src/actor/` shells may touch threads, comlink, msgpackr or piscina.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { clockAndRandomRules, transportImportRules, podsimDeterminism } from './packages/sim/eslint-determinism.js';
 
 const actorLogic = [
   'packages/api/src/**/*.ts',
@@ -14,43 +15,9 @@ const actorLogic = [
   'packages/harness/src/driver/**/*.ts',
 ];
 
-const clockAndRandom = {
-  'no-restricted-globals': [
-    'error',
-    { name: 'Date', message: 'Actor logic reads virtual time from ctx.now (api/time.ts formats it).' },
-    { name: 'performance', message: 'Actor logic reads virtual time from ctx.now.' },
-    { name: 'setTimeout', message: 'Use ctx.setTimer (virtual time).' },
-    { name: 'setInterval', message: 'Use ctx.setTimer (virtual time).' },
-    { name: 'setImmediate', message: 'Use ctx.setTimer (virtual time).' },
-    { name: 'queueMicrotask', message: 'Actor logic is synchronous; use ctx.setTimer.' },
-    { name: 'crypto', message: 'Use ctx.random / ctx.newId (seeded).' },
-  ],
-  'no-restricted-properties': [
-    'error',
-    { object: 'Math', property: 'random', message: 'Use ctx.random() (seeded).' },
-    { object: 'Date', property: 'now', message: 'Use ctx.now (virtual µs).' },
-    { object: 'performance', property: 'now', message: 'Use ctx.now (virtual µs).' },
-  ],
-};
-
-const transportImports = {
-  'no-restricted-imports': [
-    'error',
-    {
-      paths: [
-        { name: 'node:worker_threads', message: 'Only packages/sim hosts threads.' },
-        { name: 'worker_threads', message: 'Only packages/sim hosts threads.' },
-        { name: 'comlink', message: 'Only packages/sim uses comlink.' },
-        { name: 'msgpackr', message: 'Only packages/api/src/codec.ts encodes.' },
-        { name: 'piscina', message: 'Only the harness sweep runner uses piscina.' },
-        { name: 'nanoid', message: 'Use ctx.newId (seeded nanoid in packages/api/src/ids.ts).' },
-        { name: 'node:crypto', message: 'Use ctx.random / ctx.newId (seeded).' },
-        { name: 'crypto', message: 'Use ctx.random / ctx.newId (seeded).' },
-        { name: 'node:timers', message: 'Use ctx.setTimer (virtual time).' },
-      ],
-    },
-  ],
-};
+// The rule sets live in packages/sim/eslint-determinism.js, which users apply to their own actors.
+const clockAndRandom = clockAndRandomRules;
+const transportImports = transportImportRules;
 
 export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', '*.config.js', '*.config.mjs'] },
@@ -70,4 +37,7 @@ export default tseslint.config(
     ignores: ['packages/*/src/actor/**', 'packages/api/src/codec.ts', 'packages/api/src/ids.ts'],
     rules: transportImports,
   },
+  // The example operator (examples/operator-finalizer): actor logic of a user's own, under the
+  // rules the README tells users to enable.
+  ...podsimDeterminism(['examples/*/src/**/*.ts']),
 );

@@ -29,3 +29,10 @@ export * from './scheduler/nodeInfo.js';
 export * from './scheduler/schedulingQueue.js';
 export { createActor as createKubeControllerManager, KUBE_CONTROLLER_MANAGER, type KubeControllerManagerConfig } from './actor/kubeControllerManagerActor.js';
 export { createActor as createKubeScheduler, KUBE_SCHEDULER, type KubeSchedulerConfig } from './actor/kubeSchedulerActor.js';
+/**
+ * For actors of your own (a scenario's `cluster.actors`): `shellActor(cfg, setup)` builds an
+ * Actor whose `setup(shell)` creates informers (`shell.informer('pods', onSynced)`), rate-limited
+ * clients (`shell.client(name, qps, burst)`) and timers (`shell.env.after`) exactly as podsim's
+ * controllers do; see README "Your own actor in the cluster".
+ */
+export { shellActor, ActorShell, DEFAULT_REQUEST_TIMEOUT_US, type ApiConnectionConfig } from './actor/shell.js';

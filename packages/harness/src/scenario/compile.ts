@@ -24,6 +24,7 @@ import { admissionIssues } from './admission.js';
 import { nodePodCidr } from '../nodeCidrs.js';
 import { expandNodes, type ExpandedNode } from './nodePools.js';
 import { clientLimits, throttleAllowanceUs, type ClientLimits } from './clientLimits.js';
+import { resolveUserActors } from './userActors.js';
 
 /** One actor of the run: its id, the module that exports `createActor`, and its config. */
 export interface ActorPlan {
@@ -190,7 +191,9 @@ export function compileScenario(sc: LoadedScenario, opts: PlanOptions = {}): Run
     ['kube-scheduler', clientConfig(cluster.scheduler)],
     ...nodes.map((n) => [`kubelet/${n}`, kubeletCfg.get(n)!] as [string, Record<string, unknown>]),
   ]);
-  const actorIds = ['apiserver', 'kube-controller-manager', 'kube-scheduler', DRIVER_ACTOR, ...nodes.flatMap((n) => [`kubelet/${n}`, `runtime/${n}`])];
+  const builtinIds = ['apiserver', 'kube-controller-manager', 'kube-scheduler', DRIVER_ACTOR, ...nodes.flatMap((n) => [`kubelet/${n}`, `runtime/${n}`])];
+  const userActors = resolveUserActors(cluster.actors ?? [], sc.file, src, builtinIds, issues);
+  const actorIds = [...builtinIds, ...userActors.map((a) => a.id)];
 
   // ---- latency ------------------------------------------------------------------------------------
   const lat = cluster.latency;
@@ -497,6 +500,7 @@ export function compileScenario(sc: LoadedScenario, opts: PlanOptions = {}): Run
       module: ACTOR_MODULES.driver,
       config: driver,
     },
+    ...userActors,
   ];
   return {
     file: sc.file,

@@ -72,6 +72,18 @@ export const zNodePool = z.strictObject({
 /** An API client's token bucket (client-go `flowcontrol.NewTokenBucketRateLimiter`); `kubeAPIQPS: 0` turns it off. */
 const zClientLimits = z.strictObject({ kubeAPIQPS: z.number().min(0).optional(), kubeAPIBurst: z.number().int().positive().optional() });
 
+/**
+ * An actor of the user's own in the cluster (`cluster.actors`): an id, the module that exports
+ * `createActor(id, config)` (a path relative to the scenario file, or a package name resolved
+ * from it), and its plain-data config. compile.ts resolves the module and refuses clashes with
+ * podsim's own actor ids.
+ */
+export const zUserActor = z.strictObject({
+  id: z.string().regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, { message: 'expected an actor id: a DNS-1123 name such as my-operator' }),
+  module: z.string().min(1, { message: 'expected the module that exports createActor, e.g. ./dist/operator.js' }),
+  config: z.unknown().optional(),
+});
+
 export const zCluster = z.strictObject({
   seed: z.number().int().min(0).max(2 ** 32 - 1).optional(),
   epoch: z
@@ -98,6 +110,8 @@ export const zCluster = z.strictObject({
     .optional(),
   /** Extra virtual time the run continues after the last step (default 0). */
   drain: zDuration.optional(),
+  /** Actors of the user's own (an operator, a controller) run beside podsim's, talking to the apiserver. */
+  actors: z.array(zUserActor).optional(),
 });
 
 // ---- steps ------------------------------------------------------------------------------------
