@@ -139,7 +139,9 @@ export async function main(argv: readonly string[], io: CliIo = stdio, hooks: Cl
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.out(s.trimEnd()), writeErr: (s) => io.err(s.trimEnd()) })
     .showHelpAfterError('(run podsim --help for usage)')
-    .allowExcessArguments(false);
+    .allowExcessArguments(false)
+    // Options after a command are that command's (`explore merge --json` is merge's, not explore's).
+    .enablePositionalOptions();
 
   program
     .command('run')

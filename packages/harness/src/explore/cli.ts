@@ -11,7 +11,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { checkOutputPaths, output } from '../outputPaths.js';
-import { parseDuration } from '../duration.js';
+import { formatDuration, parseDuration } from '../duration.js';
 import { availableParallelism, tmpdir } from 'node:os';
 import { basename, dirname, extname, join } from 'node:path';
 import { SingleBar } from 'cli-progress';
@@ -115,7 +115,7 @@ export function formatExploreSummary(s: Pick<ExploreSummary, 'seeds' | 'wallSeco
   return out;
 }
 
-const wallText = (ms: number) => durationText(Math.round(ms * 1000));
+const wallText = (ms: number) => formatDuration(Math.round(ms * 1000));
 
 /**
  * The line that says a sweep stopped before its last seed: why (per reason, with how many shards
@@ -189,6 +189,8 @@ function printSeed(r: SeedResult, io: ExploreIo, sc: { explores: boolean; expect
 export function registerExploreCommands(program: Command, io: ExploreIo, done: (code: number) => void): void {
   const exploreCmd = program
     .command('explore')
+    // `explore merge --json OUT` is merge's own flag, not explore's (which has one too).
+    .enablePositionalOptions()
     .description("run a scenario once per seed with the faults each seed draws from the scenario's explore section; list the failing seeds")
     .argument('<file>', 'scenario file (YAML); without an explore: section a default one is used (faults within the span of its steps)')
     .option('--seeds <a..b>', 'seeds to run, inclusive (default 1..100; with --for, from 1 on)', parseSeedRange)

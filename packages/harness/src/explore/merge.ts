@@ -85,13 +85,13 @@ export function parseShardText(name: string, text: string, warnings: string[]): 
   const take = (value: unknown, where: string, line: number) => {
     const format = (value as { format?: unknown } | null)?.format;
     if (format !== SHARD_FORMAT) {
-      issues.push({ file: name, line, column: 0, field: '', message: `a shard result of format ${JSON.stringify(format)}: this podsim reads ${SHARD_FORMAT} (merge with the podsim that wrote it)` });
+      issues.push({ file: name, line, column: line > 0 ? 1 : 0, field: '', message: `a shard result of format ${JSON.stringify(format)}: this podsim reads ${SHARD_FORMAT} (merge with the podsim that wrote it)` });
       return;
     }
     const r = zShard.safeParse(value);
     if (!r.success) {
       const i = r.error.issues[0];
-      issues.push({ file: name, line, column: 0, field: i.path.join('.'), message: `not a well-formed shard result: ${i.message}` });
+      issues.push({ file: name, line, column: line > 0 ? 1 : 0, field: i.path.join('.'), message: `not a well-formed shard result: ${i.message}` });
       return;
     }
     out.push({ result: r.data as ShardResult, from: where });
@@ -159,8 +159,10 @@ export function readShardResults(args: readonly string[], stdin: () => string): 
       if (shards.length === before) fail(a, 'no shard result in this directory');
       continue;
     }
+    const warned = warnings.length;
     const got = parseShardText(a, readFileSync(a, 'utf8'), warnings);
-    if (got.length === 0) fail(a, 'no shard result in this file (expected the output of podsim explore --shard I/N or a file it wrote in --out DIR)');
+    // A file whose only result was cut short was a shard's: its warning says so, and the shard counts as missing.
+    if (got.length === 0 && warnings.length === warned) fail(a, 'no shard result in this file (expected the output of podsim explore --shard I/N or a file it wrote in --out DIR)');
     shards.push(...got);
   }
   return { shards, warnings };
