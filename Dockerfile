@@ -12,7 +12,7 @@ WORKDIR /src
 RUN corepack enable
 # The lockfile first: `pnpm fetch` fills the store in a layer that only a lockfile change rebuilds.
 COPY pnpm-lock.yaml pnpm-workspace.yaml package.json ./
-RUN pnpm fetch --frozen-lockfile
+RUN pnpm fetch
 COPY tsconfig.base.json tsconfig.json ./
 COPY packages ./packages
 RUN pnpm install --frozen-lockfile --offline \
