@@ -7,7 +7,7 @@
  * examples/explore-planted-bug.yaml over seeds 1..12 fails on seeds 8 and 9 (the planted bug).
  */
 import test from 'ava';
-import { execFile, spawnSync } from 'node:child_process';
+import { execFile, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -46,19 +46,23 @@ mkdirSync(outDir);
 const env0 = { ...process.env };
 delete env0.JOB_COMPLETION_INDEX;
 delete env0.PODSIM_SHARDS;
-const sweep = Promise.all([
-  ...[0, 1, 2, 3].map((i) =>
-    run(process.execPath, [CLI, 'explore', FILE, '--seeds', SEEDS, '--workers', '1', '--no-progress', '--exit-zero', ...(i < 2 ? ['--out', outDir] : [])], {
-      env: { ...env0, JOB_COMPLETION_INDEX: String(i), PODSIM_SHARDS: '4' },
-      maxBuffer: 1 << 26,
-    }),
-  ),
-  run(process.execPath, [CLI, 'explore', FILE, '--seeds', SEEDS, '--workers', '2', '--no-progress', '--json', join(dir, 'single.json')], { env: env0 }).catch((e: { code: number; stdout: string }) => ({ stdout: e.stdout, stderr: '', code: e.code })),
-]);
+let sweeping: ReturnType<typeof startSweep> | undefined;
+/** Started by the first test that needs it (once per file). */
+const sweep = () => (sweeping ??= startSweep());
+const startSweep = () =>
+  Promise.all([
+    ...[0, 1, 2, 3].map((i) =>
+      run(process.execPath, [CLI, 'explore', FILE, '--seeds', SEEDS, '--workers', '1', '--no-progress', '--exit-zero', ...(i < 2 ? ['--out', outDir] : [])], {
+        env: { ...env0, JOB_COMPLETION_INDEX: String(i), PODSIM_SHARDS: '4' },
+        maxBuffer: 1 << 26,
+      }),
+    ),
+    run(process.execPath, [CLI, 'explore', FILE, '--seeds', SEEDS, '--workers', '2', '--no-progress', '--json', join(dir, 'single.json')], { env: env0 }).catch((e: { code: number; stdout: string }) => ({ stdout: e.stdout, stderr: '', code: e.code })),
+  ]);
 
 /** `kubectl logs -l job-name=explore --prefix` of the two stdout shards: every line prefixed, stderr and stdout interleaved. */
 async function stream(): Promise<string> {
-  const s = await sweep;
+  const s = await sweep();
   return [2, 3].flatMap((i) => `${s[i].stderr}${s[i].stdout}`.split('\n').filter((l) => l !== '').map((l) => `[pod/explore-${i}-x7k2q/podsim] ${l}`)).join('\n');
 }
 
@@ -86,7 +90,7 @@ test('the shards partition the seeds stably: seed mod N = I, whatever the range'
 
 test('4 shard processes (JOB_COMPLETION_INDEX 0..3, PODSIM_SHARDS 4) merged print what one unsharded run prints: same failing seeds, same digests', async (t) => {
   t.timeout(240_000);
-  const s = await sweep;
+  const s = await sweep();
   const single = s[4] as { stdout: string; code?: number };
   t.is(single.code, 1, 'the unsharded run fails (seeds 8 and 9)');
   // Each shard ran only its own seeds, and the shard result says which sweep it belongs to.
@@ -134,7 +138,7 @@ test('4 shard processes (JOB_COMPLETION_INDEX 0..3, PODSIM_SHARDS 4) merged prin
 
 test('a missing shard is reported and the merge is never a PASS; a shard read twice is counted once', async (t) => {
   t.timeout(240_000);
-  await sweep;
+  await sweep();
   // Shards 2 and 3 (seeds 2,6,10 and 3,7,11) all pass; without 0 and 1 the merge is incomplete.
   const m = podsim(['explore', 'merge', '-'], {}, await stream());
   t.is(m.code, 1, m.out + m.err);
@@ -163,7 +167,7 @@ test('a missing shard is reported and the merge is never a PASS; a shard read tw
 
 test('merge refuses results of another scenario or podsim build, and a --scenario that is not what the shards ran', async (t) => {
   t.timeout(240_000);
-  await sweep;
+  await sweep();
   const shard1 = join(outDir, 'explore-shard-1-of-4.json');
   // A real shard of another scenario: the same file with one more comment line.
   const other = join(dir, 'other.yaml');
@@ -202,7 +206,7 @@ test('merge refuses results of another scenario or podsim build, and a --scenari
 
 test('--out never overwrites a shard result and must be a directory', async (t) => {
   t.timeout(240_000);
-  await sweep;
+  await sweep();
   const file = join(outDir, 'explore-shard-0-of-4.json');
   const before = readFileSync(file, 'utf8');
   const r = podsim(['explore', FILE, '--seeds', SEEDS, '--shard', '0/4', '--out', outDir, '--no-progress']);
@@ -274,4 +278,34 @@ test('--until-failures and --for stop starting seeds; the result says why and ho
   t.is(f.code, 0, f.err);
   t.regex(f.out, /^explore examples\/explore-planted-bug\.yaml: seeds 1\.\.4294967295, faults level 1, 1 worker, for 1ms$/m);
   t.regex(f.out, /^stopped early \(--for 1ms was up\): [12] seeds ran \(open-ended from seed 1\)$/m);
+});
+
+// Serial: the other tests' spawnSync calls block this process's event loop, which must read the
+// child's stderr and send the signal on time.
+test.serial('SIGTERM (a deleted pod) starts no more seeds, writes the result so far and exits 143 so that the Job reruns the index', async (t) => {
+  t.timeout(120_000);
+  const p = spawn(process.execPath, [CLI, 'explore', FILE, '--for', '10m', '--workers', '1', '--no-progress', '--exit-zero'], {
+    env: { ...env0, JOB_COMPLETION_INDEX: '1', PODSIM_SHARDS: '3' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  p.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  // Once the sweep has started (its header line), the kubelet's SIGTERM.
+  let sent = false;
+  p.stderr.on('data', (d: Buffer) => {
+    err += d.toString();
+    if (!sent && /^explore /m.test(err)) {
+      sent = true;
+      p.kill('SIGTERM');
+    }
+  });
+  const code = await new Promise<number | null>((resolve) => p.on('close', resolve));
+  t.is(code, 143, err);
+  t.regex(err, /podsim explore: stopping: no new seeds/);
+  const r = JSON.parse(out) as ShardResult;
+  t.is(r.stopped, 'signal');
+  t.true(r.seedsRun >= 1 && r.seedsRun <= 2, `${r.seedsRun} seeds (those in flight) ran`);
+  t.true(r.results.every((x) => x.seed % 3 === 1));
+  t.regex(err, /^stopped early \(SIGTERM or Ctrl-C\): [12] seeds ran \(open-ended from seed 1 in shard 1\/3\)$/m);
 });

@@ -127,6 +127,7 @@ export function stopNote(stopped: Partial<Record<ExploreStopReason, number>>, st
     for: `--for ${stop.forSeconds !== undefined ? wallText(stop.forSeconds * 1000) : ''} was up`,
     'until-failures': `--until-failures ${stop.untilFailures ?? ''} reached`,
     limit: `the cap of ${MAX_EXPLORE_SEEDS} seeds per run`,
+    signal: 'SIGTERM or Ctrl-C',
   };
   const parts = (Object.keys(stopped) as ExploreStopReason[]).filter((k) => k !== 'done' && (stopped[k] ?? 0) > 0).map((k) => (merged ? `${stopped[k]} shard${stopped[k] === 1 ? '' : 's'}: ${why[k]}` : why[k]));
   if (parts.length === 0) return undefined;
@@ -251,10 +252,21 @@ export function registerExploreCommands(program: Command, io: ExploreIo, done: (
         const pool = new SeedPool(Math.min(o.workers ?? availableParallelism(), Math.min(count, MAX_EXPLORE_SEEDS)));
         const what = shard ? `shard ${shard.index}/${shard.count} of seeds ${a}..${b} (${count > MAX_EXPLORE_SEEDS ? 'open-ended' : `${count} seeds`})` : `seeds ${a}..${b}`;
         const limits = [o.for !== undefined ? `for ${wallText(o.for)}` : '', o.untilFailures !== undefined ? `until ${o.untilFailures} failing` : ''].filter((x) => x !== '');
-        say(`explore ${file}: ${what}, faults level ${o.faults}, ${pool.workers} worker${pool.workers === 1 ? '' : 's'}${limits.length ? `, ${limits.join(', ')}` : ''}`);
-        const bar = progress(Math.min(count, MAX_EXPLORE_SEEDS), o.progress && process.stderr.isTTY === true);
+        // SIGTERM (a Job's pod deleted, or past activeDeadlineSeconds) or Ctrl-C: start no more
+        // seeds, let those in flight finish and write the result (stopped: signal) within the
+        // grace period; a second signal quits at once.
+        const interrupt = new AbortController();
+        const onSignal = () => {
+          if (interrupt.signal.aborted) process.exit(130);
+          interrupt.abort();
+          io.err('podsim explore: stopping: no new seeds; the seeds in flight finish, then the result is written (again to quit at once)');
+        };
+        process.on('SIGINT', onSignal).on('SIGTERM', onSignal);
         try {
+          say(`explore ${file}: ${what}, faults level ${o.faults}, ${pool.workers} worker${pool.workers === 1 ? '' : 's'}${limits.length ? `, ${limits.join(', ')}` : ''}`);
+          const bar = progress(Math.min(count, MAX_EXPLORE_SEEDS), o.progress && process.stderr.isTTY === true);
           const s = await explore(pool, {
+            signal: interrupt.signal,
             file,
             seeds: shardSeeds(a, b, shard),
             level: o.faults,
@@ -279,8 +291,11 @@ export function registerExploreCommands(program: Command, io: ExploreIo, done: (
               say(`shard result written to ${outFile}`);
             } else io.out(line);
           }
-          done(s.failing === 0 || o.exitZero ? 0 : 1);
+          // A shard stopped by a signal did not finish: 143 (128 + SIGTERM) even with --exit-zero, so
+          // that a Job counts it failed and reruns the index (merge counts the copies once).
+          done(s.stopped === 'signal' ? 143 : s.failing === 0 || o.exitZero ? 0 : 1);
         } finally {
+          process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
           await pool.close();
         }
       },

@@ -11,8 +11,11 @@ import type { SeedPool } from './pool.js';
 import type { SeedResult } from './runSeed.js';
 import type { ExploreSpec } from '../scenario/schema.js';
 
-/** Why a sweep ended: every seed ran, its `--for` time was up, `--until-failures` was reached, or it hit the seed cap. */
-export type ExploreStopReason = 'done' | 'for' | 'until-failures' | 'limit';
+/**
+ * Why a sweep ended: every seed ran, its `--for` time was up, `--until-failures` was reached, it
+ * hit the seed cap, or it was told to stop (SIGTERM: a Job's pod deleted or past its deadline).
+ */
+export type ExploreStopReason = 'done' | 'for' | 'until-failures' | 'limit' | 'signal';
 
 export interface ExploreOptions {
   readonly file: string;
@@ -29,6 +32,8 @@ export interface ExploreOptions {
   readonly untilFailures?: number;
   /** Start at most this many seeds (the bound of an open-ended sequence). */
   readonly maxSeeds?: number;
+  /** Start no seed once this is aborted (SIGTERM). */
+  readonly signal?: AbortSignal;
 }
 
 export interface ExploreGroup {
@@ -95,7 +100,8 @@ export async function explore(pool: SeedPool, o: ExploreOptions): Promise<Explor
     let over = false;
     const pump = (): void => {
       while (!over && inFlight < inFlightMax) {
-        if (o.untilFailures !== undefined && failures >= o.untilFailures) stopped = 'until-failures';
+        if (o.signal?.aborted) stopped = 'signal';
+        else if (o.untilFailures !== undefined && failures >= o.untilFailures) stopped = 'until-failures';
         else if (o.forMs !== undefined && performance.now() - started >= o.forMs) stopped = 'for';
         if (stopped !== 'done') {
           over = true;

@@ -26,7 +26,7 @@ const zShard = z.object({
   seeds: z.object({ from: z.number().int(), to: z.number().int() }),
   shard: z.object({ index: z.number().int().nonnegative(), count: z.number().int().positive() }),
   stop: z.object({ forSeconds: z.number().optional(), untilFailures: z.number().int().optional() }),
-  stopped: z.enum(['done', 'for', 'until-failures', 'limit']),
+  stopped: z.enum(['done', 'for', 'until-failures', 'limit', 'signal']),
   workers: z.number().int(),
   wallSeconds: z.number(),
   seedsRun: z.number().int(),
