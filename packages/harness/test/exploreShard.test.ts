@@ -104,6 +104,7 @@ test('4 shard processes (JOB_COMPLETION_INDEX 0..3, PODSIM_SHARDS 4) merged prin
     );
     t.regex(r.podsim.build, /^[0-9a-f]{16}$/);
     t.regex(r.scenario.sha256, /^[0-9a-f]{64}$/);
+    t.true(r.cpuSeconds > 0 && r.wallSeconds > 0);
   });
   t.regex(s[2].stderr, /^3 seeds in [\d.]+s wall on 1 worker .*\n(.*\n)*PASS$/m, 'a stdout shard prints its summary on stderr');
   t.is(s[2].stdout.trim().split('\n').length, 1, 'and only its result (one line) on stdout');

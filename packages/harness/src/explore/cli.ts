@@ -265,6 +265,7 @@ export function registerExploreCommands(program: Command, io: ExploreIo, done: (
         try {
           say(`explore ${file}: ${what}, faults level ${o.faults}, ${pool.workers} worker${pool.workers === 1 ? '' : 's'}${limits.length ? `, ${limits.join(', ')}` : ''}`);
           const bar = progress(Math.min(count, MAX_EXPLORE_SEEDS), o.progress && process.stderr.isTTY === true);
+          const cpu0 = process.cpuUsage();
           const s = await explore(pool, {
             signal: interrupt.signal,
             file,
@@ -283,7 +284,8 @@ export function registerExploreCommands(program: Command, io: ExploreIo, done: (
           for (const l of formatExploreSummary(s, { notes: note ? [note] : [] })) say(l);
           if (o.json) writeFileSync(o.json, `${JSON.stringify(s, null, 2)}\n`);
           if (shard !== undefined || outFile !== undefined) {
-            const r = shardResult(s, { inputFiles: inputs, seeds: { from: a, to: b }, shard: shard ?? { index: 0, count: 1 }, stop });
+            const cpu = process.cpuUsage(cpu0);
+            const r = shardResult(s, { inputFiles: inputs, seeds: { from: a, to: b }, shard: shard ?? { index: 0, count: 1 }, stop, cpuSeconds: (cpu.user + cpu.system) / 1e6 });
             // One line: a log stream (kubectl logs --prefix) carries it whole, and merge finds it by its first characters.
             const line = JSON.stringify(r);
             if (outFile !== undefined) {

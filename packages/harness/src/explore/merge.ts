@@ -29,6 +29,7 @@ const zShard = z.object({
   stopped: z.enum(['done', 'for', 'until-failures', 'limit', 'signal']),
   workers: z.number().int(),
   wallSeconds: z.number(),
+  cpuSeconds: z.number(),
   seedsRun: z.number().int(),
   failing: z.number().int(),
   results: z.array(
@@ -39,7 +40,7 @@ const zShard = z.object({
       wallSeconds: z.number(),
       virtualSeconds: z.number(),
       events: z.number(),
-      faults: z.number().int(),
+      faultCount: z.number().int(),
       violated: z.array(z.string()),
       first: zFirst.optional(),
       error: z.string().optional(),
@@ -195,7 +196,11 @@ export interface MergedSweep {
   readonly wallSeconds: number;
   /** The sum of the shards' seeds per second (throughput when they ran at once). */
   readonly seedsPerSecond: number;
+  /** The shards' CPU seconds, summed (each shard's first copy). */
+  readonly cpuSeconds: number;
   readonly groups: readonly ExploreGroup[];
+  /** As a single sweep's: `done`, or the first reason a shard stopped early (all of them in `shards.stopped`). */
+  readonly stopped: ExploreStopReason;
   readonly shards: {
     readonly count: number;
     readonly present: readonly number[];
@@ -303,7 +308,9 @@ export function mergeShards(read: readonly ReadShard[], scenario?: { file: strin
     failing: results.filter((o) => !o.ok).length,
     wallSeconds: Math.max(...firsts.map((s) => s.result.wallSeconds)),
     seedsPerSecond: firsts.reduce((n, s) => n + (s.result.wallSeconds > 0 ? s.result.seedsRun / s.result.wallSeconds : 0), 0),
+    cpuSeconds: firsts.reduce((n, s) => n + s.result.cpuSeconds, 0),
     groups,
+    stopped: (Object.keys(stopped)[0] as ExploreStopReason | undefined) ?? 'done',
     shards: {
       count,
       present,

@@ -151,8 +151,8 @@ export interface SeedOutcome {
   readonly wallSeconds: number;
   readonly virtualSeconds: number;
   readonly events: number;
-  /** How many faults the seed drew. */
-  readonly faults: number;
+  /** How many faults the seed drew (`faultCount`, not `faults`: a SeedResult's `faults` is the list, kept for failing seeds in `failures`). */
+  readonly faultCount: number;
   readonly violated: readonly string[];
   readonly first?: { readonly invariant: string; readonly t: number; readonly message: string };
   readonly error?: string;
@@ -192,6 +192,8 @@ export interface ShardResult {
   readonly stopped: ExploreStopReason;
   readonly workers: number;
   readonly wallSeconds: number;
+  /** CPU seconds (user + system, every thread) of the sweep: with `seedsRun`, what a seed costs whatever the machine's load (sizing). */
+  readonly cpuSeconds: number;
   readonly seedsRun: number;
   readonly failing: number;
   /** Every seed run, ascending. */
@@ -201,7 +203,7 @@ export interface ShardResult {
 }
 
 /** The result of a finished shard from its sweep summary. */
-export function shardResult(s: ExploreSummary, o: { inputFiles: readonly string[]; seeds: { from: number; to: number }; shard: ShardSpec; stop: ShardResult['stop'] }): ShardResult {
+export function shardResult(s: ExploreSummary, o: { inputFiles: readonly string[]; seeds: { from: number; to: number }; shard: ShardSpec; stop: ShardResult['stop']; cpuSeconds: number }): ShardResult {
   const results = s.results.map(
     (r): SeedOutcome => ({
       seed: r.seed,
@@ -210,7 +212,7 @@ export function shardResult(s: ExploreSummary, o: { inputFiles: readonly string[
       wallSeconds: r.wallSeconds,
       virtualSeconds: r.virtualSeconds,
       events: r.events,
-      faults: r.faults.length,
+      faultCount: r.faults.length,
       violated: r.violated,
       ...(r.first ? { first: r.first } : {}),
       ...(r.error !== undefined ? { error: r.error } : {}),
@@ -242,6 +244,7 @@ export function shardResult(s: ExploreSummary, o: { inputFiles: readonly string[
     stopped: s.stopped,
     workers: s.workers,
     wallSeconds: s.wallSeconds,
+    cpuSeconds: o.cpuSeconds,
     seedsRun: s.seeds,
     failing: s.failing,
     results,

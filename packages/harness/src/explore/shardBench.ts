@@ -5,8 +5,9 @@
  * --shard i/P --workers W`, timed from the first spawn to the last exit (process start-up
  * included). The configurations alternate within each round; every configuration must give every
  * seed the same digest (checked). Prints one JSON line per configuration and round (the 1-minute
- * load average with it: the machine is shared), then one line per file with the per-seed wall cost
- * (median and p90 of the seeds' own wall seconds in their worker threads). Not part of `pnpm test`.
+ * load average with it: the machine is shared, and the CPU seconds per seed, which load does not
+ * inflate), then one line per file with the per-seed wall cost (median and p90 of the seeds' own
+ * wall seconds in their worker threads). Not part of `pnpm test`.
  */
 import { spawn } from 'node:child_process';
 import { availableParallelism, loadavg } from 'node:os';
@@ -76,6 +77,7 @@ for (let round = 1; round <= rounds; round++) {
     const results = await Promise.all(Array.from({ length: c.processes }, (_, i) => shard(i, c.processes, c.workers)));
     const wallSeconds = (performance.now() - started) / 1000;
     let n = 0;
+    const cpu = results.reduce((x, r) => x + r.cpuSeconds, 0);
     for (const r of results) {
       for (const s of r.results) {
         n++;
@@ -86,7 +88,7 @@ for (let round = 1; round <= rounds; round++) {
       }
     }
     process.stdout.write(
-      `${JSON.stringify({ name: 'explore-shards', file, seeds, round, processes: c.processes, workersPerProcess: c.workers, seedsRun: n, wallSeconds: Number(wallSeconds.toFixed(2)), seedsPerSecond: Number((n / wallSeconds).toFixed(2)), cores: availableParallelism(), loadavg1Before: Number(load.toFixed(1)), loadavg1After: Number(loadavg()[0].toFixed(1)) })}\n`,
+      `${JSON.stringify({ name: 'explore-shards', file, seeds, round, processes: c.processes, workersPerProcess: c.workers, seedsRun: n, wallSeconds: Number(wallSeconds.toFixed(2)), seedsPerSecond: Number((n / wallSeconds).toFixed(2)), cpuSecondsPerSeed: Number((cpu / n).toFixed(3)), cores: availableParallelism(), loadavg1Before: Number(load.toFixed(1)), loadavg1After: Number(loadavg()[0].toFixed(1)) })}\n`,
     );
   }
 }
