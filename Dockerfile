@@ -15,6 +15,8 @@ COPY pnpm-lock.yaml pnpm-workspace.yaml package.json ./
 RUN pnpm fetch
 COPY tsconfig.base.json tsconfig.json ./
 COPY packages ./packages
+# The workspace's other members (pnpm-workspace.yaml) and the scenario examples some tests read.
+COPY examples ./examples
 RUN pnpm install --frozen-lockfile --offline \
  && pnpm build \
  && pnpm --filter @podsim/harness deploy --prod /app
