@@ -4,6 +4,7 @@
  *   podsim run FILE [--seed N] [--placement P] [--json OUT] [--quiet] [--trace OUT.json]
  *   podsim validate FILE
  *   podsim explore FILE [--seeds A..B | --count N] [--workers W] [--faults LEVEL] [--json OUT] (src/explore/cli.ts)
+ *   podsim explore FILE … --shard I/N | --shards N [--out DIR] [--for D] [--until-failures K]; podsim explore merge RESULT...
  *   podsim replay FILE --seed N [--faults LEVEL] [--trace OUT.json] [--shrink [--out FILE]]
  *   podsim serve [--port P] [--host H] [--scenario FILE] [--nodes N] [--speed X] [--seed S] [--kubeconfig OUT]
  *   podsim bench storm|churn|scale [...] (src/bench/benchCli.ts)
@@ -139,7 +140,9 @@ export async function main(argv: readonly string[], io: CliIo = stdio, hooks: Cl
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.out(s.trimEnd()), writeErr: (s) => io.err(s.trimEnd()) })
     .showHelpAfterError('(run podsim --help for usage)')
-    .allowExcessArguments(false);
+    .allowExcessArguments(false)
+    // Options after a command are that command's (`explore merge --json` is merge's, not explore's).
+    .enablePositionalOptions();
 
   program
     .command('run')

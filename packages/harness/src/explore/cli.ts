@@ -1,13 +1,17 @@
 /**
  * `podsim explore` and `podsim replay` (registered on the main `podsim` program, src/cli.ts):
  *   podsim explore FILE [--seeds A..B | --count N] [--workers W] [--faults LEVEL] [--json OUT]
+ *                       [--shard I/N | --shards N] [--out DIR] [--for DURATION] [--until-failures K] [--exit-zero]
+ *   podsim explore merge RESULT... [--scenario FILE] [--json OUT]
  *   podsim replay FILE --seed N [--faults LEVEL] [--trace OUT.json] [--shrink [--out FILE]] [--json OUT]
  * explore sweeps seeds on a piscina pool with a progress bar on stderr and lists the failing
- * seeds by first violated invariant; replay reruns one seed exactly (same trace digest), prints
+ * seeds by first violated invariant (one shard of them with `--shard`, shard.ts; `explore merge`
+ * puts the shards' results back together, merge.ts); replay reruns one seed exactly (same trace digest), prints
  * the failing pod's timeline, exports the trace, and shrinks the faults and steps (ddmin).
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { checkOutputPaths, output } from '../outputPaths.js';
+import { formatDuration, parseDuration } from '../duration.js';
 import { availableParallelism, tmpdir } from 'node:os';
 import { basename, dirname, extname, join } from 'node:path';
 import { SingleBar } from 'cli-progress';
@@ -25,7 +29,10 @@ import { NO_EXPECTATIONS } from '../run.js';
 import { FAULT_LEVELS } from './draw.js';
 import { SeedPool } from './pool.js';
 import { drawnFaults, runSeed, type SeedResult } from './runSeed.js';
-import { explore, type ExploreSummary } from './explore.js';
+import { explore, type ExploreStopReason, type ExploreSummary } from './explore.js';
+import { parseShard, parseShardCount, resolveShard, scenarioSha256, shardFileName, shardResult, shardSeedCount, shardSeeds, type ShardSpec } from './shard.js';
+import { mergeNotes, mergeShards, mergeVerdict, readShardResults } from './merge.js';
+import { ScenarioError } from '../scenario/source.js';
 import { shrinkSeed, shrunkScenarioText } from './shrink.js';
 import { podOfMessage, podTimeline } from './timeline.js';
 
@@ -45,9 +52,7 @@ export function parseFaultLevel(v: string): number {
 export function parseSeedRange(v: string): [number, number] {
   const m = /^(\d+)\.\.(\d+)$/.exec(v);
   if (!m || Number(m[1]) > Number(m[2]) || Number(m[2]) > 2 ** 32 - 1) throw new InvalidArgumentError('expected A..B with 0 ≤ A ≤ B < 2^32, e.g. 1..200.');
-  if (Number(m[2]) - Number(m[1]) + 1 > MAX_EXPLORE_SEEDS) {
-    throw new InvalidArgumentError(`expected at most ${MAX_EXPLORE_SEEDS} seeds per run (split a larger hunt into several ranges).`);
-  }
+  // At most MAX_EXPLORE_SEEDS per run is checked once the shard is known (a shard runs 1/N of them).
   return [Number(m[1]), Number(m[2])];
 }
 
@@ -67,8 +72,15 @@ export const MAX_WORKERS = 256;
 
 function seedCount(v: string): number {
   const n = positiveInt(v);
-  if (n > MAX_EXPLORE_SEEDS) throw new InvalidArgumentError(`expected at most ${MAX_EXPLORE_SEEDS} seeds per run (split a larger hunt into --seeds ranges).`);
+  if (n > 2 ** 32 - 1) throw new InvalidArgumentError('expected at most 4294967295.');
   return n;
+}
+
+/** `--for`: a wall-clock duration (`10m`, `90s`, `1h30m`), more than 0 and at most 7 days; in wall ms. */
+export function parseForDuration(v: string): number {
+  const us = parseDuration(v);
+  if (us === undefined || us <= 0 || us > 7 * 86400 * 1e6) throw new InvalidArgumentError('expected a wall-clock duration such as 10m, 90s or 1h30m (more than 0, at most 7d).');
+  return us / 1000;
 }
 
 function workerCount(v: string): number {
@@ -84,9 +96,13 @@ function seedArg(v: string): number {
 const sec = (us: number) => durationText(Math.round(us));
 const clip = (s: string, n = 200) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
 
-/** The sweep's summary lines: totals, then failing seeds grouped by first violated invariant. */
-export function formatExploreSummary(s: ExploreSummary): string[] {
-  const out = [`${s.seeds} seeds in ${s.wallSeconds.toFixed(1)}s wall on ${s.workers} worker${s.workers === 1 ? '' : 's'} (${s.seedsPerSecond.toFixed(2)} seeds/s): ${s.failing} failing`];
+/**
+ * The sweep's summary lines: totals, then failing seeds grouped by first violated invariant, then
+ * `notes` (an early stop, missing shards), then the verdict. `explore merge` prints the same lines
+ * with its own `first` line (shards instead of workers) and verdict.
+ */
+export function formatExploreSummary(s: Pick<ExploreSummary, 'seeds' | 'wallSeconds' | 'workers' | 'seedsPerSecond' | 'failing' | 'groups'>, o: { first?: string; notes?: readonly string[]; verdict?: string } = {}): string[] {
+  const out = [o.first ?? `${s.seeds} seeds in ${s.wallSeconds.toFixed(1)}s wall on ${s.workers} worker${s.workers === 1 ? '' : 's'} (${s.seedsPerSecond.toFixed(2)} seeds/s): ${s.failing} failing`];
   for (const g of s.groups) {
     out.push('', `${g.invariant}: ${g.seeds.length} seed${g.seeds.length === 1 ? '' : 's'}`);
     for (const x of g.seeds) {
@@ -94,8 +110,30 @@ export function formatExploreSummary(s: ExploreSummary): string[] {
       out.push(`    ${x.replay}`);
     }
   }
-  out.push(s.failing === 0 ? 'PASS' : 'FAIL');
+  if (o.notes?.length) out.push('', ...o.notes);
+  out.push(o.verdict ?? (s.failing === 0 ? 'PASS' : 'FAIL'));
   return out;
+}
+
+const wallText = (ms: number) => formatDuration(Math.round(ms * 1000));
+
+/**
+ * The line that says a sweep stopped before its last seed: why (per reason, with how many shards
+ * when merged), and how many of the range's seeds ran. Undefined when nothing stopped early.
+ */
+export function stopNote(stopped: Partial<Record<ExploreStopReason, number>>, stop: { forSeconds?: number; untilFailures?: number }, ran: number, range: { from: number; to: number }, shard?: ShardSpec, merged = false): string | undefined {
+  const why: Record<ExploreStopReason, string> = {
+    done: '',
+    for: `--for ${stop.forSeconds !== undefined ? wallText(stop.forSeconds * 1000) : ''} was up`,
+    'until-failures': `--until-failures ${stop.untilFailures ?? ''} reached`,
+    limit: `the cap of ${MAX_EXPLORE_SEEDS} seeds per run`,
+    signal: 'SIGTERM or Ctrl-C',
+  };
+  const parts = (Object.keys(stopped) as ExploreStopReason[]).filter((k) => k !== 'done' && (stopped[k] ?? 0) > 0).map((k) => (merged ? `${stopped[k]} shard${stopped[k] === 1 ? '' : 's'}: ${why[k]}` : why[k]));
+  if (parts.length === 0) return undefined;
+  const inShard = shard ? ` in shard ${shard.index}/${shard.count}` : '';
+  if (range.to === 2 ** 32 - 1) return `stopped early (${parts.join('; ')}): ${ran} seeds ran (open-ended from seed ${range.from}${inShard})`;
+  return `stopped early (${parts.join('; ')}): ${ran} of the ${shardSeedCount(range.from, range.to, shard)} seeds of ${range.from}..${range.to}${inShard} ran`;
 }
 
 /** A progress bar on stderr (only on a terminal): seeds done, failures, seeds per second. */
@@ -150,44 +188,141 @@ function printSeed(r: SeedResult, io: ExploreIo, sc: { explores: boolean; expect
 }
 
 export function registerExploreCommands(program: Command, io: ExploreIo, done: (code: number) => void): void {
-  program
+  const exploreCmd = program
     .command('explore')
+    // `explore merge --json OUT` is merge's own flag, not explore's (which has one too).
+    .enablePositionalOptions()
     .description("run a scenario once per seed with the faults each seed draws from the scenario's explore section; list the failing seeds")
     .argument('<file>', 'scenario file (YAML); without an explore: section a default one is used (faults within the span of its steps)')
-    .option('--seeds <a..b>', 'seeds to run, inclusive (default 1..100)', parseSeedRange)
-    .option('--count <n>', `run seeds 1..n (n ≤ ${MAX_EXPLORE_SEEDS})`, seedCount)
+    .option('--seeds <a..b>', 'seeds to run, inclusive (default 1..100; with --for, from 1 on)', parseSeedRange)
+    .option('--count <n>', 'run seeds 1..n', seedCount)
     .option('--workers <w>', `parallel simulations (default: the number of cores; never more than the seeds; at most ${MAX_WORKERS})`, workerCount)
     .option('--faults <level>', 'scale every fault rate: a number or none | low | medium | high', parseFaultLevel, 1)
     .option('--json <out>', 'write every seed result as JSON to this file')
+    .option('--shard <i/n>', 'run only shard I of N (0 ≤ I < N): the seeds with seed mod N = I', parseShard)
+    .option('--shards <n>', 'the number of shards when JOB_COMPLETION_INDEX (an Indexed Job) names this one (default: PODSIM_SHARDS)', parseShardCount)
+    .option('--out <dir>', 'write the shard result (JSON) to DIR/explore-shard-I-of-N.json; never overwrites (a sharded run without it prints the result on stdout)')
+    .option('--for <duration>', 'start no seed after this much wall time (e.g. 10m; per shard); the seeds in flight finish', parseForDuration)
+    .option('--until-failures <k>', 'start no seed once K seeds have failed (per shard)', positiveInt)
+    .option('--exit-zero', 'exit 0 even when seeds fail (for a Job: the shard completes and explore merge gives the verdict); bad input is still exit 2')
     .option('--no-progress', 'no progress bar on stderr')
-    .action(async (file: string, o: { seeds?: [number, number]; count?: number; workers?: number; faults: number; json?: string; progress: boolean }) => {
-      if (o.seeds && o.count !== undefined) {
-        io.err('podsim explore: give --seeds or --count, not both');
-        return done(2);
-      }
-      const plain = loadScenario(file);
-      checkOutputPaths([output('--json', o.json)], plain.inputFiles ?? [file]);
-      const plan = compileScenario(plain);
-      for (const w of plan.warnings) io.err(formatIssue(w));
-      const { defaulted } = await exploreReady(plain, o.faults);
-      if (defaulted) io.err(describeDefaultExplore(file, defaulted, sec));
-      else if (!plain.doc.explore) io.err(`${file}: warning: no explore: section and --faults none, so every seed runs without faults (and without the liveness check)`);
-      const [a, b] = o.seeds ?? [1, o.count ?? 100];
-      const seeds = Array.from({ length: b - a + 1 }, (_, i) => a + i);
-      // More threads than seeds would only idle (and --workers 100000 started 100000 of them).
-      const pool = new SeedPool(Math.min(o.workers ?? availableParallelism(), seeds.length));
-      io.out(`explore ${file}: seeds ${a}..${b}, faults level ${o.faults}, ${pool.workers} worker${pool.workers === 1 ? '' : 's'}`);
-      const bar = progress(seeds.length, o.progress && process.stderr.isTTY === true);
-      try {
-        const s = await explore(pool, { file, seeds, level: o.faults, ...(defaulted ? { explore: defaulted } : {}), onSeed: (_r, n, f) => bar.update(n, f) });
-        bar.stop();
-        // The summary goes to stdout once the bar (on stderr) is cleared.
-        for (const l of formatExploreSummary(s)) io.out(l);
-        if (o.json) writeFileSync(o.json, `${JSON.stringify(s, null, 2)}\n`);
-        done(s.failing === 0 ? 0 : 1);
-      } finally {
-        await pool.close();
-      }
+    .action(
+      async (
+        file: string,
+        o: { seeds?: [number, number]; count?: number; workers?: number; faults: number; json?: string; shard?: ShardSpec; shards?: number; out?: string; for?: number; untilFailures?: number; exitZero?: boolean; progress: boolean },
+      ) => {
+        if (o.seeds && o.count !== undefined) {
+          io.err('podsim explore: give --seeds or --count, not both');
+          return done(2);
+        }
+        const sharding = resolveShard(o, process.env);
+        if (sharding.error) {
+          io.err(`podsim explore: ${sharding.error}`);
+          return done(2);
+        }
+        const shard = sharding.shard;
+        const [a, b] = o.seeds ?? (o.count !== undefined ? [1, o.count] : o.for !== undefined ? [1, 2 ** 32 - 1] : [1, 100]);
+        const count = shardSeedCount(a, b, shard);
+        if (count === 0) {
+          io.err(`podsim explore: shard ${shard!.index}/${shard!.count} has no seed in ${a}..${b} (it runs the seeds with seed mod ${shard!.count} = ${shard!.index})`);
+          return done(2);
+        }
+        // Every result is kept until the end, so a run is bounded; a time-boxed one stops at the cap.
+        if (count > MAX_EXPLORE_SEEDS && o.for === undefined) {
+          const flag = o.seeds ? `--seeds ${a}..${b}` : `--count ${o.count}`;
+          io.err(`podsim explore: ${flag}: expected at most ${MAX_EXPLORE_SEEDS} seeds per run${shard ? ` (shard ${shard.index}/${shard.count} has ${count})` : ''}; split a larger hunt into shards (--shard I/N) or ranges`);
+          return done(2);
+        }
+        const plain = loadScenario(file);
+        const inputs = plain.inputFiles ?? [file];
+        const outFile = o.out !== undefined ? join(o.out, shardFileName(shard ?? { index: 0, count: 1 })) : undefined;
+        if (o.out !== undefined && existsSync(o.out) && !statSync(o.out).isDirectory()) throw new ScenarioError([{ file: o.out, line: 0, column: 0, field: '--out', message: 'is not a directory: --out names the directory the shard result goes in' }]);
+        checkOutputPaths([output('--json', o.json), output('--out', outFile)], inputs);
+        // A shard's result is written once: a second run into the same folder is refused before it starts.
+        if (outFile !== undefined && existsSync(outFile)) throw new ScenarioError([{ file: outFile, line: 0, column: 0, field: '--out', message: 'already exists: refusing to overwrite a shard result (remove it, or give another --out)' }]);
+        const plan = compileScenario(plain);
+        for (const w of plan.warnings) io.err(formatIssue(w));
+        const { defaulted } = await exploreReady(plain, o.faults);
+        if (defaulted) io.err(describeDefaultExplore(file, defaulted, sec));
+        else if (!plain.doc.explore) io.err(`${file}: warning: no explore: section and --faults none, so every seed runs without faults (and without the liveness check)`);
+        // A shard without --out prints its result on stdout (kubectl logs collects it), so its summary goes to stderr.
+        const jsonOnStdout = shard !== undefined && o.out === undefined;
+        const say = jsonOnStdout ? io.err : io.out;
+        // More threads than seeds would only idle (and --workers 100000 started 100000 of them).
+        const pool = new SeedPool(Math.min(o.workers ?? availableParallelism(), Math.min(count, MAX_EXPLORE_SEEDS)));
+        const what = shard ? `shard ${shard.index}/${shard.count} of seeds ${a}..${b} (${count > MAX_EXPLORE_SEEDS ? 'open-ended' : `${count} seeds`})` : `seeds ${a}..${b}`;
+        const limits = [o.for !== undefined ? `for ${wallText(o.for)}` : '', o.untilFailures !== undefined ? `until ${o.untilFailures} failing` : ''].filter((x) => x !== '');
+        // SIGTERM (a Job's pod deleted, or past activeDeadlineSeconds) or Ctrl-C: start no more
+        // seeds, let those in flight finish and write the result (stopped: signal) within the
+        // grace period; a second signal quits at once.
+        const interrupt = new AbortController();
+        const onSignal = () => {
+          if (interrupt.signal.aborted) process.exit(130);
+          interrupt.abort();
+          io.err('podsim explore: stopping: no new seeds; the seeds in flight finish, then the result is written (again to quit at once)');
+        };
+        process.on('SIGINT', onSignal).on('SIGTERM', onSignal);
+        try {
+          say(`explore ${file}: ${what}, faults level ${o.faults}, ${pool.workers} worker${pool.workers === 1 ? '' : 's'}${limits.length ? `, ${limits.join(', ')}` : ''}`);
+          const bar = progress(Math.min(count, MAX_EXPLORE_SEEDS), o.progress && process.stderr.isTTY === true);
+          const cpu0 = process.cpuUsage();
+          const s = await explore(pool, {
+            signal: interrupt.signal,
+            file,
+            seeds: shardSeeds(a, b, shard),
+            level: o.faults,
+            maxSeeds: MAX_EXPLORE_SEEDS,
+            ...(o.for !== undefined ? { forMs: o.for } : {}),
+            ...(o.untilFailures !== undefined ? { untilFailures: o.untilFailures } : {}),
+            ...(defaulted ? { explore: defaulted } : {}),
+            onSeed: (_r, n, f) => bar.update(n, f),
+          });
+          bar.stop();
+          const stop = { ...(o.for !== undefined ? { forSeconds: o.for / 1000 } : {}), ...(o.untilFailures !== undefined ? { untilFailures: o.untilFailures } : {}) };
+          const note = stopNote(s.stopped === 'done' ? {} : { [s.stopped]: 1 }, stop, s.seeds, { from: a, to: b }, shard);
+          // The summary goes to stdout once the bar (on stderr) is cleared.
+          for (const l of formatExploreSummary(s, { notes: note ? [note] : [] })) say(l);
+          if (o.json) writeFileSync(o.json, `${JSON.stringify(s, null, 2)}\n`);
+          if (shard !== undefined || outFile !== undefined) {
+            const cpu = process.cpuUsage(cpu0);
+            const r = shardResult(s, { inputFiles: inputs, seeds: { from: a, to: b }, shard: shard ?? { index: 0, count: 1 }, stop, cpuSeconds: (cpu.user + cpu.system) / 1e6 });
+            // One line: a log stream (kubectl logs --prefix) carries it whole, and merge finds it by its first characters.
+            const line = JSON.stringify(r);
+            if (outFile !== undefined) {
+              writeFileSync(outFile, `${line}\n`, { flag: 'wx' });
+              say(`shard result written to ${outFile}`);
+            } else io.out(line);
+          }
+          // A shard stopped by a signal did not finish: 143 (128 + SIGTERM) even with --exit-zero, so
+          // that a Job counts it failed and reruns the index (merge counts the copies once).
+          done(s.stopped === 'signal' ? 143 : s.failing === 0 || o.exitZero ? 0 : 1);
+        } finally {
+          process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
+          await pool.close();
+        }
+      },
+    );
+
+  exploreCmd
+    .command('merge')
+    .description('merge the results of the shards of one explore (files, directories, or - for a stream such as kubectl logs --prefix) into the summary one machine prints')
+    .argument('<results...>', 'shard results: files, directories of them, or - (standard input)')
+    .option('--scenario <file>', 'the scenario file here: checked against the one the shards ran (sha256), and named in the replay commands')
+    .option('--json <out>', 'write the merged sweep as JSON to this file')
+    .action((results: string[], o: { scenario?: string; json?: string }) => {
+      const scenario = o.scenario !== undefined ? loadScenario(o.scenario) : undefined;
+      checkOutputPaths([output('--json', o.json)], [...results.filter((r) => r !== '-'), ...(scenario?.inputFiles ?? [])]);
+      const read = readShardResults(results, () => readFileSync(0, 'utf8'));
+      for (const w of read.warnings) io.err(`podsim explore merge: warning: ${w}`);
+      const m = mergeShards(read.shards, scenario && o.scenario !== undefined ? { file: o.scenario, sha256: scenarioSha256(scenario.inputFiles ?? [o.scenario]) } : undefined);
+      const { head, notes } = mergeNotes(m);
+      const stop = stopNote(m.shards.stopped, m.stop, m.seeds, m.seedRange, undefined, true);
+      const verdict = mergeVerdict(m);
+      for (const l of head) io.out(l);
+      const first = `${m.seeds} seeds in ${m.shards.present.length} shard${m.shards.present.length === 1 ? '' : 's'} (longest ${m.wallSeconds.toFixed(1)}s wall, ${m.workers} worker${m.workers === 1 ? '' : 's'} in all, ${m.seedsPerSecond.toFixed(2)} seeds/s together): ${m.failing} failing`;
+      for (const l of formatExploreSummary(m, { first, notes: [...notes, ...(stop ? [stop] : [])], verdict: verdict.line })) io.out(l);
+      if (o.json) writeFileSync(o.json, `${JSON.stringify(m, null, 2)}\n`);
+      done(verdict.code);
     });
 
   program
