@@ -60,6 +60,10 @@ export function resourceOfKind(kind: string | undefined): ResourceName | undefin
       return 'deployments';
     case 'PodDisruptionBudget':
       return 'poddisruptionbudgets';
+    case 'Job':
+      return 'jobs';
+    case 'DaemonSet':
+      return 'daemonsets';
     default:
       return undefined;
   }
@@ -74,6 +78,10 @@ export function kubectlKind(resource: ResourceName): string {
       return 'replicaset.apps';
     case 'poddisruptionbudgets':
       return 'poddisruptionbudget.policy';
+    case 'jobs':
+      return 'job.batch';
+    case 'daemonsets':
+      return 'daemonset.apps';
     default:
       return resource.replace(/s$/, '');
   }
