@@ -379,9 +379,8 @@ export class DaemonSetsController {
     if (ds.metadata.deletionTimestamp) return undefined;
     const hash = computeHash(ds.spec.template, ds.status?.collisionCount);
     if (!this.expectations.satisfiedExpectations(key, this.env.now)) return yield* this.updateDaemonSetStatus(ds, nodeList, hash, false);
-    let requeueAfterUs: number | undefined;
     const m = yield* this.manage(ds, nodeList, hash);
-    requeueAfterUs = m.requeueAfterUs;
+    const requeueAfterUs = m.requeueAfterUs;
     let err = m.error;
     // Process rolling updates only once all pod creations and deletions were observed.
     if (!err && this.expectations.satisfiedExpectations(key, this.env.now) && (ds.spec.updateStrategy?.type ?? 'RollingUpdate') === 'RollingUpdate') {
