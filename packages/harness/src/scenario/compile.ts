@@ -701,6 +701,10 @@ function checkExpect(e: ExpectSpec, sc: LoadedScenario, stepIds: Record<string, 
       if (w.pod !== undefined && who !== w.pod) issues.push(src.issue([...base, 'rows', i], `row of ${who} in an expectation about ${w.pod}'s rows only`));
     });
   });
+  e.jobs?.forEach((j, i) => {
+    if (j.since !== undefined && stepIds[j.since] === undefined) issues.push(src.issue(['expect', 'jobs', i, 'since'], `no step with id ${JSON.stringify(j.since)}${didYouMean(j.since, Object.keys(stepIds))}`));
+    if (j.reason !== undefined && j.event === 'gone') issues.push(src.issue(['expect', 'jobs', i, 'reason'], 'reason goes with event Complete or Failed, not gone'));
+  });
   e.replicaSets?.forEach((r, i) => {
     if (r.since !== undefined && stepIds[r.since] === undefined) issues.push(src.issue(['expect', 'replicaSets', i, 'since'], `no step with id ${JSON.stringify(r.since)}${didYouMean(r.since, Object.keys(stepIds))}`));
   });

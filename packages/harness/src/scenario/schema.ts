@@ -437,6 +437,22 @@ export const zExpect = z.strictObject({
       }),
     )
     .optional(),
+  /**
+   * When a Job (by name; default the first one written) finished — its first write with a True
+   * `Complete` or `Failed` condition (optionally with this reason) — or was `gone` (DELETED),
+   * measured from the start of a step (by id; default the start of the run).
+   */
+  jobs: z
+    .array(
+      z.strictObject({
+        name: z.string().optional(),
+        event: z.enum(['Complete', 'Failed', 'gone']),
+        reason: z.string().optional(),
+        since: z.string().optional(),
+        within: z.tuple([zDuration, zDuration]),
+      }),
+    )
+    .optional(),
   /** What kubectl printed for a step (by id): each string appears in its output, in this order. */
   output: z.array(z.strictObject({ step: z.string().min(1), contains: z.array(z.string().min(1)).min(1) })).optional(),
   invariants: z
