@@ -192,7 +192,7 @@ export const zStepSchemas = {
   setImage: z.strictObject({
     ...zStepCommon,
     setImage: z.strictObject({
-      kind: z.enum(['deployment', 'deployments', 'deploy', 'replicaset', 'replicasets', 'rs']).optional(),
+      kind: z.enum(['deployment', 'deployments', 'deploy', 'replicaset', 'replicasets', 'rs', 'daemonset', 'daemonsets', 'ds']).optional(),
       name: z.string().min(1),
       namespace: zName.optional(),
       container: zName,

@@ -284,3 +284,50 @@ ${SLEEPER}`,
   );
   t.true(report.ok, why(report));
 });
+
+test('spec §3.10: a template update on 4 nodes (maxUnavailable 1) replaces one node at a time: never more than one node without its daemon', async (t) => {
+  const { report, model } = await runText(
+    'ds-rolling',
+    `kind: Scenario
+cluster:
+  nodes: [{ name: n1 }, { name: n2 }, { name: n3 }, { name: n4 }]
+steps:
+  - apply: all
+  - wait: { for: ready, selector: app=agent, count: 4, timeout: 1m }
+  - id: update
+    setImage: { kind: daemonset, name: agent, container: agent, image: "busybox:1.35" }
+  - sleep: 60s
+expect:
+  pods: [a, b, c, d, e, f, g, h]
+  timings:
+    - { pod: h, event: ready, since: update, within: [12s, 30s] }
+  counts: { maxPods: 4, podsAtEnd: 4, runningAtEnd: 4 }
+  invariants: clean
+---
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: { name: agent }
+spec:
+  selector: { matchLabels: { app: agent } }
+  template:
+    metadata:
+      labels: { app: agent }
+      annotations: { podsim.dev/on-sigterm: "exit:1s:0" }
+    spec:
+      terminationGracePeriodSeconds: 30
+      containers: [{ name: agent, image: busybox:1.34 }]
+`,
+  );
+  t.true(report.ok, why(report));
+  // Old pods turn Terminating one after the other, each after the previous node's new pod is ready.
+  const terminating = new Map<string, number>();
+  for (const w of model.writes) if (w.resource === 'pods' && w.deletionTimestamp && !terminating.has(w.name)) terminating.set(w.name, w.t);
+  const times = [...terminating.values()].sort((a, b) => a - b);
+  t.is(times.length, 4);
+  for (let i = 1; i < times.length; i++) t.true(times[i] - times[i - 1] >= 3 * S, `node ${i} started ${(times[i] - times[i - 1]) / S} s after the previous one`);
+  // The four nodes go in a seeded random order, each exactly once.
+  const nodes = new Map<string, string>();
+  for (const w of model.writes) if (w.resource === 'pods' && w.nodeName && !nodes.has(w.name)) nodes.set(w.name, w.nodeName);
+  const oldNodes = [...terminating.keys()].map((n) => nodes.get(n));
+  t.deepEqual([...oldNodes].sort(), ['n1', 'n2', 'n3', 'n4']);
+});
