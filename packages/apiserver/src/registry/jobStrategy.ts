@@ -104,6 +104,13 @@ export const jobStrategy: RESTStrategy<Job> = {
   },
   validate: validateJob,
   validateUpdate: validateJobUpdate,
+  canonicalize(job) {
+    // SetDefaults_Job copies the template labels to a Job without labels; upstream applies it
+    // again when the stored object is decoded, by then with generateSelector's labels, so a
+    // Job reads back labelled controller-uid / job-name.
+    const labels = job.spec?.template?.metadata?.labels;
+    if (labels && Object.keys(job.metadata.labels ?? {}).length === 0) job.metadata.labels = { ...labels };
+  },
   allowCreateOnUpdate: false,
   allowUnconditionalUpdate: true,
   // batch/v1 keeps OrphanDependents for backwards compatibility (strategy.go DefaultGarbageCollectionPolicy).
