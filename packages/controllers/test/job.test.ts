@@ -236,3 +236,10 @@ test('TTL after finished: requeued until lastTransitionTime + TTL, then a Foregr
   t.is(del.length, 1);
   t.deepEqual(del[0].options, { propagationPolicy: 'Foreground', preconditions: { uid: 'job-uid' } });
 });
+
+test('legacy counting (no finalizer tracking): a Succeeded pod that is deleted no longer counts, so another pod is created', (t) => {
+  // completions 2, one pod Succeeded and counted before; it is gone now (deleted by hand or by pod GC).
+  const { sent, stored } = setup(mkJob({ completions: 2, parallelism: 1 }, { succeeded: 1, active: 0, startTime: '2025-01-01T00:00:00Z' }), []);
+  t.is(stored().status?.succeeded, 0);
+  t.is(sent('ApiCreate', 'pods').length, 1);
+});

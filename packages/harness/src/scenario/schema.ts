@@ -591,6 +591,19 @@ export const zManifests = {
       strategy: z.looseObject({ type: z.enum(['Recreate', 'RollingUpdate']).optional() }).optional(),
     }),
   }),
+  PodDisruptionBudget: z.looseObject({
+    apiVersion: z.literal('policy/v1'),
+    kind: z.literal('PodDisruptionBudget'),
+    metadata: zMeta,
+    // policy/v1 requires no spec: a budget without one selects no pod.
+    spec: z
+      .looseObject({
+        minAvailable: zIntOrPercent.optional(),
+        maxUnavailable: zIntOrPercent.optional(),
+        selector: zSelector.optional(),
+      })
+      .optional(),
+  }),
   Job: z.looseObject({
     apiVersion: z.literal('batch/v1'),
     kind: z.literal('Job'),
@@ -622,19 +635,6 @@ export const zManifests = {
         })
         .optional(),
     }),
-  }),
-  PodDisruptionBudget: z.looseObject({
-    apiVersion: z.literal('policy/v1'),
-    kind: z.literal('PodDisruptionBudget'),
-    metadata: zMeta,
-    // policy/v1 requires no spec: a budget without one selects no pod.
-    spec: z
-      .looseObject({
-        minAvailable: zIntOrPercent.optional(),
-        maxUnavailable: zIntOrPercent.optional(),
-        selector: zSelector.optional(),
-      })
-      .optional(),
   }),
 } as const;
 

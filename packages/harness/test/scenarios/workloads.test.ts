@@ -331,3 +331,55 @@ spec:
   const oldNodes = [...terminating.keys()].map((n) => nodes.get(n));
   t.deepEqual([...oldNodes].sort(), ['n1', 'n2', 'n3', 'n4']);
 });
+
+test('spec §3.1 node events: labelling a node to match the nodeSelector creates its daemon pod; removing the label or an untolerated NoExecute taint deletes it; a NoSchedule taint does not', async (t) => {
+  const { report } = await runText(
+    'ds-node-events',
+    `kind: Scenario
+cluster:
+  nodes: [{ name: n1 }, { name: n2 }]
+steps:
+  - apply: all
+  - sleep: 5s
+  - id: label-n1
+    patch: { kind: node, name: n1, type: merge, patch: { metadata: { labels: { disk: ssd } } } }
+  - wait: { for: ready, selector: app=agent, count: 1, timeout: 30s }
+  - id: label-n2
+    patch: { kind: node, name: n2, type: merge, patch: { metadata: { labels: { disk: ssd } } } }
+  - wait: { for: ready, selector: app=agent, count: 2, timeout: 30s }
+  - id: noschedule-n1
+    patch: { kind: node, name: n1, type: merge, patch: { spec: { taints: [{ key: dedicated, value: x, effect: NoSchedule }] } } }
+  - sleep: 5s
+  - id: unlabel-n1
+    patch: { kind: node, name: n1, type: merge, patch: { metadata: { labels: { disk: null } } } }
+  - sleep: 10s
+  - id: noexecute-n2
+    patch: { kind: node, name: n2, type: merge, patch: { spec: { taints: [{ key: dedicated, value: x, effect: NoExecute }] } } }
+  - sleep: 10s
+expect:
+  pods: [a, b]
+  timings:
+    - { pod: a, event: created, since: label-n1, within: [0s, 1s] }
+    - { pod: b, event: created, since: label-n2, within: [0s, 1s] }
+    - { pod: a, event: terminating, since: unlabel-n1, within: [0s, 1s] }
+    - { pod: b, event: terminating, since: noexecute-n2, within: [0s, 1s] }
+  counts: { maxPods: 2, podsAtEnd: 0, runningAtEnd: 0 }
+  invariants: clean
+---
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: { name: agent }
+spec:
+  selector: { matchLabels: { app: agent } }
+  template:
+    metadata:
+      labels: { app: agent }
+      annotations: { podsim.dev/on-sigterm: "exit:1s:0" }
+    spec:
+      nodeSelector: { disk: ssd }
+      terminationGracePeriodSeconds: 30
+      containers: [{ name: agent, image: busybox:1.34 }]
+`,
+  );
+  t.true(report.ok, why(report));
+});
