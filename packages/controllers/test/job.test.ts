@@ -64,11 +64,16 @@ function setup(job: Job, pods: Pod[] = []) {
     if (req.type === 'ApiGet' && req.resource === 'jobs') return ok(200, stored);
     if (req.type === 'ApiUpdate' && req.resource === 'jobs') {
       stored = { ...((req as ApiUpdate).object as Job), metadata: { ...(req as ApiUpdate).object.metadata, resourceVersion: String(++rv) } };
+      // The watch event of the write reaches the informer right after the reply.
+      const written = stored;
+      env.after(0, () => jobInf.replace([written], String(rv)));
       return ok(200, stored);
     }
     if (req.type === 'ApiCreate' && req.resource === 'pods') {
       const o = (req as ApiCreate).object;
-      return ok(201, { ...o, metadata: { ...o.metadata, name: `${o.metadata.generateName}${++seq}`, uid: `new-${seq}`, namespace: 'ns' } });
+      const pod = { ...o, metadata: { ...o.metadata, name: `${o.metadata.generateName}${++seq}`, uid: `new-${seq}`, namespace: 'ns', resourceVersion: String(++rv) } } as Pod;
+      env.after(0, () => podInf.applyEvent({ type: 'ADDED', object: pod }));
+      return ok(201, pod);
     }
     if (req.type === 'ApiCreate' && req.resource === 'events') return ok(201, (req as ApiCreate).object);
     if (req.type === 'ApiDelete') return ok(200, {});

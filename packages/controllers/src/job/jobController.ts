@@ -153,21 +153,6 @@ export class JobController {
     });
   }
 
-  /**
-   * The Job as this controller last wrote it, used while the informer still holds an older
-   * resourceVersion. In Kubernetes the worker that re-syncs a Job right after its status write
-   * (a pod event arrived meanwhile) normally sees that write in its cache already, which gives
-   * the 0, 10, 20, 40 s creation spacing of spec WC §4.6; podsim's apiserver answers the write
-   * before it delivers the watch event, and without this the re-sync would count the same new
-   * failure twice and double the back-off.
-   */
-  private readonly lastWritten = new Map<string, Job>();
-
-  private newerOf(cached: Job, written: Job | undefined): Job {
-    if (!written || written.metadata.uid !== cached.metadata.uid) return cached;
-    return Number(written.metadata.resourceVersion ?? 0) > Number(cached.metadata.resourceVersion ?? 0) ? written : cached;
-  }
-
   /** `enqueueController(obj, immediate)`: a non-immediate enqueue waits `getBackoff`. */
   private enqueueController(job: Job, immediate: boolean): void {
     const key = objectKey(job);
@@ -242,13 +227,11 @@ export class JobController {
    * returns forget = false, undefined when it forgets.
    */
   *syncJob(key: string): Sync<SyncResult> {
-    const inCache = this.jobs.get(key);
-    if (!inCache) {
+    const cached = this.jobs.get(key);
+    if (!cached) {
       this.expectations.deleteExpectations(key);
-      this.lastWritten.delete(key);
       return undefined;
     }
-    const cached = this.newerOf(inCache, this.lastWritten.get(key));
     // Finished jobs are never synced again (no pod creation, deletion or counting).
     if (isJobFinished(cached)) return undefined;
     const job: Job = { ...cached, status: { ...(cached.status ?? {}), conditions: [...(cached.status?.conditions ?? [])] } };
@@ -346,7 +329,6 @@ export class JobController {
         code: res.code,
       });
       if (!isOk(res)) return syncErrorOf(res, 'update job status');
-      this.lastWritten.set(key, objectOf<Job>(res));
       if (jobHasNewFailure && !isJobFinished(updated)) {
         // Returning an error re-enqueues the Job after the back-off period.
         return { reason: 'FailedPods', message: `failed pod(s) detected for job key "${key}"` };
