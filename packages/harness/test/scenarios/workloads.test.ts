@@ -8,7 +8,7 @@
 import test from 'ava';
 import { readFileSync } from 'node:fs';
 import { EXIT_OK } from '../../src/cli.js';
-import { S, declaredExpectations, expectationTally, podsimRun, runText, stepTimes, why } from './helpers.js';
+import { S, declaredExpectations, digestOf, expectationTally, podsimRun, runText, stepTimes, why } from './helpers.js';
 
 const CLUSTER1 = `kind: Scenario
 cluster:
@@ -24,6 +24,19 @@ for (const file of ['examples/job-backoff.yaml', 'examples/drain-with-daemonset.
     const declared = declaredExpectations(readFileSync(file, 'utf8'));
     t.true(declared > 0);
     t.deepEqual(expectationTally(out), { passed: declared, total: declared }, out.join('\n'));
+  });
+}
+
+for (const file of ['examples/job-backoff.yaml', 'examples/drain-with-daemonset.yaml']) {
+  test(`${file} gives the same trace digest on per-actor, shards:2 and nodes:2 as in one thread`, async (t) => {
+    t.timeout(180_000);
+    const single = await podsimRun(file, 'single');
+    t.truthy(digestOf(single.out));
+    for (const placement of ['per-actor', 'shards:2', 'nodes:2']) {
+      const r = await podsimRun(file, placement);
+      t.is(r.code, EXIT_OK, r.out.join('\n'));
+      t.is(digestOf(r.out), digestOf(single.out), placement);
+    }
   });
 }
 
