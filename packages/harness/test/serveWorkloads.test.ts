@@ -3,7 +3,7 @@
  * DaemonSet on 3 nodes (one pod per node, `get ds` columns, `rollout status ds`), `drain` refusing
  * the daemon pod without `--ignore-daemonsets` and leaving it running with the flag; `apply` a
  * Job, `wait --for=condition=complete`, `get jobs`, `describe job`, `delete job` (background: its
- * pod goes too); cronjobs are not served. Fresh discovery cache per test (KUBECACHEDIR).
+ * pod goes too), `create job` (a protobuf body); cronjobs are not served. Fresh discovery cache per test (KUBECACHEDIR).
  */
 import test, { type ExecutionContext } from 'ava';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -110,6 +110,12 @@ test.serial('kubectl apply a Job, wait --for=condition=complete, get and describ
   t.is(del.code, 0, del.stderr);
   t.is(del.stdout.trim(), 'job.batch "pi" deleted');
   await until('the Job’s finished pod to be gone', async () => (await k.run(['get', 'pods', '-l', 'job-name=pi', '-o', 'name'])).stdout.trim() === '');
+  // kubectl create job sends a protobuf body (typed client).
+  const created = await k.run(['create', 'job', 'hello', '--image=busybox']);
+  t.is(created.code, 0, created.stderr);
+  t.is(created.stdout.trim(), 'job.batch/hello created');
+  const spec = await k.run(['get', 'job', 'hello', '-o', 'jsonpath={.spec.completions} {.spec.backoffLimit} {.spec.template.spec.restartPolicy} {.spec.template.spec.containers[0].image}']);
+  t.is(spec.stdout.trim(), '1 6 Never busybox');
   const cron = await k.run(['get', 'cronjobs']);
   t.not(cron.code, 0);
   t.regex(cron.stderr, /the server doesn't have a resource type "cronjobs"/);
