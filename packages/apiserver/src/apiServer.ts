@@ -26,6 +26,8 @@ import type {
   DeleteOptions,
   Deployment,
   Eviction,
+  DaemonSet,
+  Job,
   KubeObject,
   Namespace,
   Pod,
@@ -61,6 +63,8 @@ import { nodeStatusStrategy, nodeStrategy } from './registry/nodeStrategy.js';
 import { podDisruptionBudgetStatusStrategy, podDisruptionBudgetStrategy } from './registry/podDisruptionBudgetStrategy.js';
 import { podStatusStrategy, podStrategy } from './registry/podStrategy.js';
 import { replicaSetStatusStrategy, replicaSetStrategy } from './registry/replicaSetStrategy.js';
+import { jobStatusStrategy, jobStrategy, setDefaultsJob } from './registry/jobStrategy.js';
+import { daemonSetStatusStrategy, daemonSetStrategy, setDefaultsDaemonSet } from './registry/daemonSetStrategy.js';
 import { scaleFrom, updateScale } from './registry/scale.js';
 import { Store, type StoreOptions } from './registry/store.js';
 import type { RESTStrategy, RequestContext } from './registry/strategy.js';
@@ -119,6 +123,8 @@ const KIND_OF_PREFIX: Record<string, ResourceName> = {
   replicasets: 'replicasets',
   deployments: 'deployments',
   poddisruptionbudgets: 'poddisruptionbudgets',
+  jobs: 'jobs',
+  daemonsets: 'daemonsets',
 };
 
 function notFoundResource(): Status {
@@ -205,6 +211,16 @@ export class ApiServer {
       scalable: true,
       defaults: (o) => setDefaultsDeployment(o as Deployment),
     });
+    add({
+      name: 'daemonsets',
+      store: apps('daemonsets', 'DaemonSet', daemonSetStrategy as RESTStrategy),
+      statusStore: apps('daemonsets', 'DaemonSet', daemonSetStatusStrategy as RESTStrategy),
+      scalable: false,
+      defaults: (o) => setDefaultsDaemonSet(o as DaemonSet),
+    });
+    const batch = (strategy: RESTStrategy) =>
+      mk({ resource: { group: 'batch', resource: 'jobs' }, kind: 'Job', apiVersion: 'batch/v1', listKind: 'JobList', keyPrefix: '/registry/jobs', strategy, returnDeletedObject: false });
+    add({ name: 'jobs', store: batch(jobStrategy as RESTStrategy), statusStore: batch(jobStatusStrategy as RESTStrategy), scalable: false, defaults: (o) => setDefaultsJob(o as Job) });
     const policy = (strategy: RESTStrategy) =>
       mk({
         resource: { group: 'policy', resource: 'poddisruptionbudgets' },

@@ -6,6 +6,8 @@
  * (`GenerateTable` with `Wide: true`). Times are printed at the apiserver's clock `nowUs`.
  */
 import type {
+  DaemonSet,
+  Job,
   PodDisruptionBudget,
   Clock,
   ContainerStatus,
@@ -428,6 +430,72 @@ export function printPodDisruptionBudget(pdb: PodDisruptionBudget, nowUs: Virtua
   };
 }
 
+/** `jobColumnDefinitions`. */
+export const JOB_COLUMNS: readonly TableColumnDefinition[] = [
+  col('Name', 'string', DOC_NAME, 0, 'name'),
+  col('Completions', 'string', 'The desired number of successfully finished pods the job should be run with.'),
+  col('Duration', 'string', 'Time required to complete the job.'),
+  col('Age', 'string', DOC_CREATION),
+  ...podTemplateColumns('A label query over pods that should match the pod count.'),
+];
+
+/** `printJob`: COMPLETIONS is `succeeded/completions` (`succeeded/1 of parallelism` without completions); DURATION runs from startTime to completionTime or now. */
+export function printJob(job: Job, nowUs: VirtualTime, clock: Clock): PrintedRow {
+  const succeeded = job.status?.succeeded ?? 0;
+  let completions: string;
+  if (job.spec?.completions !== undefined) completions = `${succeeded}/${job.spec.completions}`;
+  else {
+    const parallelism = job.spec?.parallelism ?? 0;
+    completions = parallelism > 1 ? `${succeeded}/1 of ${parallelism}` : `${succeeded}/1`;
+  }
+  let duration = '';
+  const start = job.status?.startTime ? clock.parse(job.status.startTime) : undefined;
+  if (start !== undefined) {
+    const end = job.status?.completionTime ? clock.parse(job.status.completionTime) : undefined;
+    duration = humanDuration((end ?? nowUs) - start);
+  }
+  const [names, images] = layoutContainerCells(job.spec?.template?.spec?.containers);
+  return {
+    cells: [job.metadata.name ?? '', completions, duration, translateTimestampSince(job.metadata.creationTimestamp, nowUs, clock), names, images, formatLabelSelector(job.spec?.selector)],
+  };
+}
+
+/** `daemonSetColumnDefinitions`. */
+export const DAEMONSET_COLUMNS: readonly TableColumnDefinition[] = [
+  col('Name', 'string', DOC_NAME, 0, 'name'),
+  col('Desired', 'integer', 'The total number of nodes that should be running the daemon pod (including nodes correctly running the daemon pod). More info: https://kubernetes.io/docs/concepts/workloads/controllers/daemonset/'),
+  col('Current', 'integer', 'The number of nodes that are running at least 1 daemon pod and are supposed to run the daemon pod. More info: https://kubernetes.io/docs/concepts/workloads/controllers/daemonset/'),
+  col('Ready', 'integer', 'numberReady is the number of nodes that should be running the daemon pod and have one or more of the daemon pod running with a Ready Condition.'),
+  col('Up-to-date', 'integer', 'The total number of nodes that are running updated daemon pod'),
+  col('Available', 'integer', 'The number of nodes that should be running the daemon pod and have one or more of the daemon pod running and available (ready for at least spec.minReadySeconds)'),
+  col('Node Selector', 'string', 'NodeSelector is a selector which must be true for the pod to fit on a node. Selector which must match a node\'s labels for the pod to be scheduled on that node. More info: https://kubernetes.io/docs/concepts/configuration/assign-pod-node/'),
+  col('Age', 'string', DOC_CREATION),
+  ...podTemplateColumns('A label query over pods that are managed by the daemon set. Must match in order to be controlled. It must match the pod template\'s labels. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors'),
+];
+
+/** `printDaemonSet`: NAME DESIRED CURRENT READY UP-TO-DATE AVAILABLE NODE SELECTOR AGE (+ wide). */
+export function printDaemonSet(ds: DaemonSet, nowUs: VirtualTime, clock: Clock): PrintedRow {
+  const st = ds.status;
+  const ns = ds.spec?.template?.spec?.nodeSelector;
+  const nodeSelector = ns && Object.keys(ns).length > 0 ? Object.keys(ns).sort().map((k) => `${k}=${ns[k]}`).join(',') : '<none>';
+  const [names, images] = layoutContainerCells(ds.spec?.template?.spec?.containers);
+  return {
+    cells: [
+      ds.metadata.name ?? '',
+      st?.desiredNumberScheduled ?? 0,
+      st?.currentNumberScheduled ?? 0,
+      st?.numberReady ?? 0,
+      st?.updatedNumberScheduled ?? 0,
+      st?.numberAvailable ?? 0,
+      nodeSelector,
+      translateTimestampSince(ds.metadata.creationTimestamp, nowUs, clock),
+      names,
+      images,
+      formatLabelSelector(ds.spec?.selector),
+    ],
+  };
+}
+
 /** Printer and columns per resource. */
 export interface PrinterEntry {
   readonly columns: readonly TableColumnDefinition[];
@@ -442,6 +510,8 @@ export const PRINTERS: Readonly<Record<string, PrinterEntry>> = {
   namespaces: { columns: NAMESPACE_COLUMNS, print: (o, n, c) => printNamespace(o as Namespace, n, c) },
   events: { columns: EVENT_COLUMNS, print: (o, n, c) => printEvent(o as Event, n, c) },
   poddisruptionbudgets: { columns: POD_DISRUPTION_BUDGET_COLUMNS, print: (o, n, c) => printPodDisruptionBudget(o as PodDisruptionBudget, n, c) },
+  jobs: { columns: JOB_COLUMNS, print: (o, n, c) => printJob(o as Job, n, c) },
+  daemonsets: { columns: DAEMONSET_COLUMNS, print: (o, n, c) => printDaemonSet(o as DaemonSet, n, c) },
 };
 
 /** `meta.AsPartialObjectMetadata`. */

@@ -39,6 +39,12 @@ export class UIDTrackingControllerExpectations {
     this.exp.set(key, { add: 0, del: podKeys.length, timestamp: now });
   }
 
+  /** `SetExpectations(add, del)` with the pods to delete named (the DaemonSet controller's syncNodes). */
+  setExpectations(key: string, adds: number, podKeys: readonly string[], now: VirtualTime): void {
+    this.uids.set(key, new Set(podKeys));
+    this.exp.set(key, { add: adds, del: podKeys.length, timestamp: now });
+  }
+
   /** `CreationObserved`. */
   creationObserved(key: string): void {
     const e = this.exp.get(key);

@@ -31,6 +31,8 @@ export class WorkQueue {
     private readonly env: ControllerEnv,
     private readonly onAdded: () => void,
     private readonly maxDelayUs: DurationUs = RATE_LIMIT_MAX_US,
+    /** Base of the per-item exponential failure backoff (default 5 ms; the Job controller's queue uses 10 s). */
+    private readonly baseDelayUs: DurationUs = RATE_LIMIT_BASE_US,
   ) {}
 
   /** Keys ready to be processed. */
@@ -74,7 +76,7 @@ export class WorkQueue {
   addRateLimited(key: string): void {
     const n = this.failures.get(key) ?? 0;
     this.failures.set(key, n + 1);
-    this.addAfter(key, Math.min(RATE_LIMIT_BASE_US * 2 ** n, this.maxDelayUs));
+    this.addAfter(key, Math.min(this.baseDelayUs * 2 ** n, this.maxDelayUs));
   }
 
   /** Clears the key's failure count. */
@@ -118,8 +120,16 @@ export interface RequeueAfter {
   readonly requeueAfterUs: DurationUs;
 }
 
-/** What a sync coroutine run by {@link Workers} returns: done, failed (rate-limited), or requeue later. */
-export type SyncResult = SyncError | RequeueAfter | undefined;
+/**
+ * A successful sync that must not `Forget` the key (the Job controller's `forget == false`: the
+ * failure count, which is its pod-failure back-off, is kept for the next failure).
+ */
+export interface KeepFailures {
+  readonly keepFailures: true;
+}
+
+/** What a sync coroutine run by {@link Workers} returns: done, failed (rate-limited), requeue later, or done without forgetting. */
+export type SyncResult = SyncError | RequeueAfter | KeepFailures | undefined;
 
 function isRequeueAfter(r: SyncResult): r is RequeueAfter {
   return r !== undefined && 'requeueAfterUs' in r;
@@ -146,8 +156,9 @@ export class Workers {
     private readonly send: Send,
     private readonly onError?: (key: string, err: SyncError) => void,
     maxDelayUs?: DurationUs,
+    baseDelayUs?: DurationUs,
   ) {
-    this.queue = new WorkQueue(env, () => this.wake(), maxDelayUs);
+    this.queue = new WorkQueue(env, () => this.wake(), maxDelayUs, baseDelayUs);
   }
 
   /** Starts the workers (controllers start after their informers synced: `WaitForCacheSync`). */
@@ -176,6 +187,8 @@ export class Workers {
         this.syncs++;
         if (isRequeueAfter(err)) {
           this.queue.addAfter(key, err.requeueAfterUs);
+        } else if (err !== undefined && 'keepFailures' in err) {
+          // Success without Forget: nothing to do.
         } else if (err) {
           this.onError?.(key, err);
           this.queue.addRateLimited(key);

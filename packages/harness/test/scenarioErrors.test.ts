@@ -333,9 +333,9 @@ items:
   const r = await cli(['validate', p]);
   t.is(r.code, EXIT_OK, r.err);
   t.deepEqual(r.err.split('\n'), [
-    `${p}:22:7: warning: Service/web kind: skipped: podsim does not simulate Service (it simulates Pod, Node, Namespace, ReplicaSet, Deployment, PodDisruptionBudget)`,
-    `${p}:29:29: warning: ConfigMap/cfg items[0].kind: skipped: podsim does not simulate ConfigMap (it simulates Pod, Node, Namespace, ReplicaSet, Deployment, PodDisruptionBudget)`,
-    `${p}:30:47: warning: Ingress/web items[1].kind: skipped: podsim does not simulate Ingress (it simulates Pod, Node, Namespace, ReplicaSet, Deployment, PodDisruptionBudget)`,
+    `${p}:22:7: warning: Service/web kind: skipped: podsim does not simulate Service (it simulates Pod, Node, Namespace, ReplicaSet, Deployment, PodDisruptionBudget, Job, DaemonSet)`,
+    `${p}:29:29: warning: ConfigMap/cfg items[0].kind: skipped: podsim does not simulate ConfigMap (it simulates Pod, Node, Namespace, ReplicaSet, Deployment, PodDisruptionBudget, Job, DaemonSet)`,
+    `${p}:30:47: warning: Ingress/web items[1].kind: skipped: podsim does not simulate Ingress (it simulates Pod, Node, Namespace, ReplicaSet, Deployment, PodDisruptionBudget, Job, DaemonSet)`,
   ]);
   t.regex(r.out, /ok \(3 steps/);
   // A step that names a skipped object says why it is not there.

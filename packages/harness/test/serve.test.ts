@@ -91,7 +91,7 @@ test.serial('malformed JSON, unknown paths and bad verbs get Status errors and t
   });
   t.is(invalid.status, 422);
   t.like(json(invalid), { kind: 'Status', reason: 'Invalid', message: 'Pod "bad" is invalid: spec.containers: Required value', details: { name: 'bad', kind: 'Pod' } });
-  const unknown = await call(base, 'GET', '/apis/batch/v1/namespaces/default/jobs');
+  const unknown = await call(base, 'GET', '/apis/batch/v1/namespaces/default/cronjobs');
   t.is(unknown.status, 404);
   t.like(json(unknown), { kind: 'Status', reason: 'NotFound', message: 'the server could not find the requested resource' });
   const verb = await call(base, 'PUT', '/api/v1/namespaces/default/pods');

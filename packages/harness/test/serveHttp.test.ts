@@ -125,7 +125,8 @@ test('PATCH: the Content-Type picks the patch type; scale goes to the subresourc
 test('Status errors: 404 path, 405 verb, 406 Accept, 415 media type, 400 malformed or mismatched body', (t) => {
   const cases: [HttpRequestIn, number, string][] = [
     [req('GET', '/api/v1/namespaces/default/foos'), 404, 'NotFound'],
-    [req('GET', '/apis/batch/v1/jobs'), 404, 'NotFound'],
+    [req('GET', '/apis/batch/v1/cronjobs'), 404, 'NotFound'],
+    [req('GET', '/apis/batch/v2/jobs'), 404, 'NotFound'],
     [req('GET', '/api/v1/pods/web-1'), 404, 'NotFound'],
     [req('GET', '/api/v1/namespaces/default/pods/web-1/log'), 404, 'NotFound'],
     [req('PUT', '/version'), 405, 'MethodNotAllowed'],

@@ -6,7 +6,7 @@
  * (fields in docs/conventions.md). With `serviceTimeUs > 0` requests queue FIFO behind a single
  * processor and are handled when their service time ends; otherwise the answer is instant.
  */
-import type { Actor, ActorContext, ApiRequest, Envelope, Namespace, Pod } from '@podsim/api';
+import type { Actor, ActorContext, ApiRequest, Envelope, Job, Namespace, Pod } from '@podsim/api';
 import { ApiServer, type ApiServerConfig } from '../apiServer.js';
 import type { RequestContext } from '../registry/strategy.js';
 import type { StorageEvent } from '../storage/interfaces.js';
@@ -75,6 +75,14 @@ export function createActor(_id: string, config: unknown): Actor {
     if (resource === 'replicasets') {
       const replicas = (ev.object as { status?: { replicas?: number } }).status?.replicas;
       data.statusReplicas = replicas ?? 0;
+    }
+    if (resource === 'jobs') {
+      // The Job's finished condition (Complete / Failed, True) and its reason, for the `jobs` expectation.
+      const c = (ev.object as Job).status?.conditions?.find((x) => (x.type === 'Complete' || x.type === 'Failed') && x.status === 'True');
+      if (c) {
+        data.jobCondition = c.type;
+        if (c.reason) data.jobReason = c.reason;
+      }
     }
     if (m.finalizers?.length) data.finalizers = m.finalizers;
     ctx.trace('api.write', `${ev.type} ${resource} ${m.namespace ? `${m.namespace}/` : ''}${m.name} rv=${m.resourceVersion}`, data);

@@ -1,27 +1,30 @@
 /**
  * The `kube-controller-manager` actor (cmd/kube-controller-manager): shared informers for pods,
- * ReplicaSets, Deployments, nodes, namespaces and PodDisruptionBudgets (one list+watch each, kept
- * in a local cache) and the ReplicaSet, Deployment, pod GC, garbage-collector, namespace and
- * disruption controllers, each with its
+ * ReplicaSets, Deployments, nodes, namespaces, PodDisruptionBudgets, Jobs and DaemonSets (one list+watch each,
+ * kept in a local cache) and the ReplicaSet, Deployment, pod GC, garbage-collector, namespace,
+ * disruption, Job, TTL-after-finished and DaemonSet controllers, each with its
  * own rate-limited client (`--kube-api-qps` 20 / `--kube-api-burst` 30 per controller client, as
  * the controller manager builds one client per controller; the namespace controller's is ×20 /
  * ×100, as `startNamespaceController` sets it). Controllers start once every informer they use
  * has synced.
  */
-import type { Actor, Deployment, Namespace, Node, Pod, PodDisruptionBudget, ReplicaSet } from '@podsim/api';
+import type { Actor, DaemonSet, Deployment, Job, Namespace, Node, Pod, PodDisruptionBudget, ReplicaSet } from '@podsim/api';
 import { DisruptionController } from '../disruption/disruptionController.js';
 import { DeploymentController } from '../deployment/deploymentController.js';
 import { GarbageCollector } from '../garbagecollector/garbageCollector.js';
+import { JobController } from '../job/jobController.js';
+import { DaemonSetsController } from '../daemon/daemonController.js';
+import { TTLAfterFinishedController } from '../ttlafterfinished/ttlAfterFinishedController.js';
 import { NamespaceController } from '../namespace/namespaceController.js';
 import { PodGCController } from '../podgc/gcController.js';
 import { ReplicaSetController } from '../replicaset/replicaSet.js';
 import { shellActor, type ApiConnectionConfig } from './shell.js';
 
-export type ControllerName = 'replicaset' | 'deployment' | 'podgc' | 'garbagecollector' | 'namespace' | 'disruption';
+export type ControllerName = 'replicaset' | 'deployment' | 'podgc' | 'garbagecollector' | 'namespace' | 'disruption' | 'job' | 'ttl-after-finished' | 'daemonset';
 
 /** Plain-data configuration (all optional; defaults are kube-controller-manager v1.22's). */
 export interface KubeControllerManagerConfig extends ApiConnectionConfig {
-  /** Controllers to run (default: all six). */
+  /** Controllers to run (default: all of them). */
   readonly controllers?: readonly ControllerName[];
   /** Per-controller client QPS (`--kube-api-qps`, default 20; ≤ 0 = unlimited). */
   readonly kubeAPIQPS?: number;
@@ -30,6 +33,12 @@ export interface KubeControllerManagerConfig extends ApiConnectionConfig {
   readonly concurrentReplicaSetSyncs?: number;
   readonly concurrentDeploymentSyncs?: number;
   readonly concurrentGCSyncs?: number;
+  /** `--concurrent-daemonset-syncs` (default 2). */
+  readonly concurrentDaemonSetSyncs?: number;
+  /** `--concurrent-job-syncs` (default 5). */
+  readonly concurrentJobSyncs?: number;
+  /** `--concurrent-ttl-after-finished-syncs` (default 5). */
+  readonly concurrentTTLSyncs?: number;
   /** `--concurrent-namespace-syncs` (default 10). */
   readonly concurrentNamespaceSyncs?: number;
   /** `BurstReplicas` (default 500). */
@@ -47,7 +56,7 @@ export interface KubeControllerManagerConfig extends ApiConnectionConfig {
 export const KUBE_CONTROLLER_MANAGER = 'kube-controller-manager';
 export const DEFAULT_KUBE_API_QPS = 20;
 export const DEFAULT_KUBE_API_BURST = 30;
-const ALL: readonly ControllerName[] = ['replicaset', 'deployment', 'podgc', 'garbagecollector', 'namespace', 'disruption'];
+const ALL: readonly ControllerName[] = ['replicaset', 'deployment', 'podgc', 'garbagecollector', 'namespace', 'disruption', 'job', 'ttl-after-finished', 'daemonset'];
 
 function checkConfig(config: unknown): KubeControllerManagerConfig {
   const c = (config ?? {}) as KubeControllerManagerConfig;
@@ -64,6 +73,9 @@ export interface ControllerManagerState {
   readonly garbagecollector?: GarbageCollector;
   readonly namespace?: NamespaceController;
   readonly disruption?: DisruptionController;
+  readonly job?: JobController;
+  readonly 'ttl-after-finished'?: TTLAfterFinishedController;
+  readonly daemonset?: DaemonSetsController;
 }
 
 export function createActor(_id: string, config: unknown): Actor {
@@ -84,13 +96,15 @@ export function createActor(_id: string, config: unknown): Actor {
         pods: true,
         replicasets: enabled.has('replicaset') || enabled.has('deployment') || enabled.has('garbagecollector') || enabled.has('disruption'),
         deployments: enabled.has('deployment') || enabled.has('garbagecollector') || enabled.has('disruption'),
-        nodes: enabled.has('podgc'),
+        nodes: enabled.has('podgc') || enabled.has('daemonset'),
         namespaces: enabled.has('namespace') || enabled.has('garbagecollector'),
         poddisruptionbudgets: enabled.has('disruption'),
+        jobs: enabled.has('job') || enabled.has('ttl-after-finished') || enabled.has('garbagecollector'),
+        daemonsets: enabled.has('daemonset') || enabled.has('garbagecollector'),
       };
-      const mk = <T extends Pod | ReplicaSet | Deployment | Node | Namespace | PodDisruptionBudget>(
+      const mk = <T extends Pod | ReplicaSet | Deployment | Node | Namespace | PodDisruptionBudget | Job | DaemonSet>(
         on: boolean,
-        resource: 'pods' | 'replicasets' | 'deployments' | 'nodes' | 'namespaces' | 'poddisruptionbudgets',
+        resource: 'pods' | 'replicasets' | 'deployments' | 'nodes' | 'namespaces' | 'poddisruptionbudgets' | 'jobs' | 'daemonsets',
       ) => {
         if (!on) return undefined;
         pending++;
@@ -102,6 +116,8 @@ export function createActor(_id: string, config: unknown): Actor {
       const nodes = mk<Node>(need.nodes, 'nodes');
       const namespaces = mk<Namespace>(need.namespaces, 'namespaces');
       const pdbs = mk<PodDisruptionBudget>(need.poddisruptionbudgets, 'poddisruptionbudgets');
+      const jobs = mk<Job>(need.jobs, 'jobs');
+      const daemonsets = mk<DaemonSet>(need.daemonsets, 'daemonsets');
       if (enabled.has('replicaset')) {
         const c = new ReplicaSetController(shell.env, pods, rss!, shell.client('replicaset-controller', qps, burst), {
           burstReplicas: cfg.burstReplicas,
@@ -125,7 +141,7 @@ export function createActor(_id: string, config: unknown): Actor {
         starters.push(() => c.start());
       }
       if (enabled.has('garbagecollector')) {
-        const c = new GarbageCollector(shell.env, { pods, replicasets: rss!, deployments: ds!, namespaces: namespaces! }, shell.client('generic-garbage-collector', qps, burst), {
+        const c = new GarbageCollector(shell.env, { pods, replicasets: rss!, deployments: ds!, namespaces: namespaces!, jobs, daemonsets }, shell.client('generic-garbage-collector', qps, burst), {
           workers: cfg.concurrentGCSyncs,
         });
         state.garbagecollector = c;
@@ -144,6 +160,23 @@ export function createActor(_id: string, config: unknown): Actor {
       if (enabled.has('disruption')) {
         const c = new DisruptionController(shell.env, pdbs!, pods, rss!, ds!, shell.client('disruption-controller', qps, burst));
         state.disruption = c;
+        starters.push(() => c.workers.start());
+      }
+      if (enabled.has('job')) {
+        const c = new JobController(shell.env, pods, jobs!, shell.client('job-controller', qps, burst), { workers: cfg.concurrentJobSyncs });
+        state.job = c;
+        starters.push(() => c.workers.start());
+      }
+      if (enabled.has('ttl-after-finished')) {
+        const c = new TTLAfterFinishedController(shell.env, jobs!, shell.client('ttl-after-finished-controller', qps, burst), { workers: cfg.concurrentTTLSyncs });
+        state['ttl-after-finished'] = c;
+        starters.push(() => c.workers.start());
+      }
+      if (enabled.has('daemonset')) {
+        const c = new DaemonSetsController(shell.env, daemonsets!, pods, nodes!, shell.client('daemon-set-controller', qps, burst), {
+          workers: cfg.concurrentDaemonSetSyncs,
+        });
+        state.daemonset = c;
         starters.push(() => c.workers.start());
       }
     }),

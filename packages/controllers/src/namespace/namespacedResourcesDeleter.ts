@@ -32,8 +32,10 @@ export interface DeletableResource {
 export const NAMESPACED_RESOURCES: readonly DeletableResource[] = [
   { group: '', version: 'v1', resource: 'events' },
   { group: '', version: 'v1', resource: 'pods' },
+  { group: 'apps', version: 'v1', resource: 'daemonsets' },
   { group: 'apps', version: 'v1', resource: 'deployments' },
   { group: 'apps', version: 'v1', resource: 'replicasets' },
+  { group: 'batch', version: 'v1', resource: 'jobs' },
   { group: 'policy', version: 'v1', resource: 'poddisruptionbudgets' },
 ];
 

@@ -1,11 +1,12 @@
 /**
  * The default plugins podsim runs (`pkg/scheduler/framework/plugins`, v1.22), in filter order:
  * NodeUnschedulable, TaintToleration (with the readiness taints of taints.ts), NodeAffinity
- * (nodeSelector), NodeResourcesFit; the first failing plugin gives the node's reasons. Score:
+ * (nodeSelector and required node-affinity terms), NodeResourcesFit; the first failing plugin gives the node's reasons. Score:
  * LeastAllocated (cpu, memory; pod count when neither is reported); `FitError.Error()` text.
  */
 import type { Pod, Taint, Toleration } from '@podsim/api';
 import type { NodeInfo, PodResources } from './nodeInfo.js';
+import { podMatchesNodeSelectorAndAffinityTerms } from '../daemon/daemonUtil.js';
 
 export { effectiveTaints, nodeReadyStatus, TAINT_NODE_NOT_READY, TAINT_NODE_UNREACHABLE } from './taints.js';
 export const TAINT_NODE_UNSCHEDULABLE = 'node.kubernetes.io/unschedulable';
@@ -45,6 +46,8 @@ export function filterNode(pod: Pod, r: PodResources, info: NodeInfo): string[] 
     const labels = node.metadata.labels ?? {};
     for (const [k, v] of Object.entries(sel)) if (labels[k] !== v) return [ERR_REASON_NODE_SELECTOR];
   }
+  // NodeAffinity (required node-affinity terms, e.g. a daemon pod's `metadata.name In [node]`).
+  if (pod.spec.affinity?.nodeAffinity && !podMatchesNodeSelectorAndAffinityTerms(pod.spec, node)) return [ERR_REASON_NODE_SELECTOR];
   // NodeResourcesFit.
   const tooMany = info.pods.size + 1 > info.allowedPods;
   const cpu = r.cpu > 0 && info.allocCpu !== undefined && r.cpu > info.allocCpu - info.requestedCpu;

@@ -21,6 +21,9 @@ export interface ApiWrite {
   readonly phase?: string;
   readonly nodeName?: string;
   readonly finalizers?: readonly string[];
+  /** Jobs: the True finished condition (`Complete` / `Failed`) and its reason, if any. */
+  readonly jobCondition?: string;
+  readonly jobReason?: string;
   /** ReplicaSets: `status.replicas` of the written object. */
   readonly statusReplicas?: number;
   /** Pods: every container ready (the READY column's n/n). */
@@ -176,6 +179,7 @@ export class TraceModel {
             nodeName: str(d.nodeName),
             finalizers: Array.isArray(d.finalizers) ? (d.finalizers as unknown[]).map((f) => S.of(f) ?? (f as string)) : undefined,
             statusReplicas: num(d.statusReplicas),
+            ...(d.jobCondition !== undefined ? { jobCondition: str(d.jobCondition), jobReason: str(d.jobReason) } : {}),
             ...(d.ready === true ? { ready: true as const } : {}),
           };
           this.writes.push(w);

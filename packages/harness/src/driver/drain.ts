@@ -4,8 +4,9 @@
  * pods unless `--delete-emptydir-data`, unreplicated pods unless `--force`), `pkg/drain/drain.go`
  * (evictPods' reaction to each eviction reply) and `pkg/cmd/drain/drain.go` / `pkg/cmd/util`
  * (the lines printed, CheckErr's error format). The driver (`driver.ts`) makes the API calls.
- * Simplified: podsim serves no DaemonSets, so a pod whose controller is a DaemonSet counts as
- * managed by an existing one (upstream GETs it); `--skip-wait-for-delete-timeout`, `--selector`,
+ * `daemonSetFilter` GETs each daemon pod's DaemonSet (the driver does, {@link daemonSetLookups}):
+ * an existing one keeps its pod (an error without `--ignore-daemonsets`), a missing one makes
+ * the pod an orphan deleted under `--force`. Simplified: `--skip-wait-for-delete-timeout`, `--selector`,
  * `--pod-selector`, `--disable-eviction` and dry runs are not modelled.
  */
 import type { KubeObject, Pod, Status } from '@podsim/api';
@@ -24,6 +25,8 @@ export interface DrainFilterOptions {
   readonly force: boolean;
   readonly ignoreDaemonsets: boolean;
   readonly deleteEmptydirData: boolean;
+  /** The answer to each daemon pod's DaemonSet GET, by pod UID (absent: treated as found). */
+  readonly daemonSets?: ReadonlyMap<string, DaemonSetLookup>;
 }
 
 /** `PodDeleteStatus`: whether the pod is evicted, and the warning / error it contributes. */
@@ -52,9 +55,31 @@ function controllerOf(pod: Pod): { kind: string; name: string } | undefined {
   return pod.metadata.ownerReferences?.find((r) => r.controller === true);
 }
 
+/**
+ * What the GET of a daemon pod's DaemonSet answered (`daemonSetFilter` asks the apiserver):
+ * found, or the error text (`daemonsets.apps "x" not found` with `notFound`).
+ */
+export type DaemonSetLookup = { readonly found: true } | { readonly found: false; readonly notFound: boolean; readonly error: string };
+
+/** The daemon pods whose DaemonSet `daemonSetFilter` GETs: DaemonSet-controlled and not finished. */
+export function daemonSetLookups(items: readonly Pod[]): { pod: Pod; namespace: string; name: string }[] {
+  const out: { pod: Pod; namespace: string; name: string }[] = [];
+  for (const pod of items) {
+    const ref = controllerOf(pod);
+    if (ref && ref.kind === 'DaemonSet' && !finished(pod)) out.push({ pod, namespace: pod.metadata.namespace ?? '', name: ref.name });
+  }
+  return out;
+}
+
 function daemonSetFilter(pod: Pod, o: DrainFilterOptions): PodDeleteStatus {
   const ref = controllerOf(pod);
   if (!ref || ref.kind !== 'DaemonSet' || finished(pod)) return OKAY;
+  const found = o.daemonSets?.get(pod.metadata.uid ?? '');
+  if (found && !found.found) {
+    // Orphaned daemon pods (their DaemonSet is gone) are deleted with a warning under --force.
+    if (found.notFound && o.force) return { delete: true, reason: 'Warning', message: found.error };
+    return { delete: false, reason: 'Error', message: found.error };
+  }
   if (!o.ignoreDaemonsets) return { delete: false, reason: 'Error', message: DAEMONSET_FATAL };
   return { delete: false, reason: 'Warning', message: DAEMONSET_WARNING };
 }

@@ -36,6 +36,8 @@ import {
   evictionOutcome,
   goDuration,
   podsForDeletion,
+  daemonSetLookups,
+  type DaemonSetLookup,
   statusErrorText,
 } from './drain.js';
 
@@ -60,6 +62,10 @@ export function resourceOfKind(kind: string | undefined): ResourceName | undefin
       return 'deployments';
     case 'PodDisruptionBudget':
       return 'poddisruptionbudgets';
+    case 'Job':
+      return 'jobs';
+    case 'DaemonSet':
+      return 'daemonsets';
     default:
       return undefined;
   }
@@ -74,6 +80,10 @@ export function kubectlKind(resource: ResourceName): string {
       return 'replicaset.apps';
     case 'poddisruptionbudgets':
       return 'poddisruptionbudget.policy';
+    case 'jobs':
+      return 'job.batch';
+    case 'daemonsets':
+      return 'daemonset.apps';
     default:
       return resource.replace(/s$/, '');
   }
@@ -774,7 +784,25 @@ export class Driver {
       { type: 'ApiList', resource: 'pods', fieldSelector: `spec.nodeName=${step.node}` } as Message,
       (r) => {
         if (r.code !== 200) return done(empty, serverError(r.body));
-        done(podsForDeletion((r.body as KubeList).items as Pod[], step));
+        const items = (r.body as KubeList).items as Pod[];
+        // daemonSetFilter GETs the DaemonSet of each daemon pod, one pod after the other.
+        const lookups = daemonSetLookups(items);
+        const found = new Map<string, DaemonSetLookup>();
+        const next = (i: number): void => {
+          if (i >= lookups.length) return done(podsForDeletion(items, { ...step, daemonSets: found }));
+          const l = lookups[i];
+          this.api(
+            ctx,
+            { type: 'ApiGet', resource: 'daemonsets', namespace: l.namespace, name: l.name } as Message,
+            (g) => {
+              const uid = l.pod.metadata.uid ?? '';
+              found.set(uid, g.code === 200 ? { found: true } : { found: false, notFound: g.code === 404, error: statusErrorText(g.body) });
+              next(i + 1);
+            },
+            () => done(empty, 'Unable to connect to the server: request timed out'),
+          );
+        };
+        next(0);
       },
       () => done(empty, 'Unable to connect to the server: request timed out'),
     );

@@ -10,7 +10,7 @@ import type { TraceModel } from '../checkers/model.js';
 import type { ExpectSpec } from '../scenario/schema.js';
 
 export interface ExpectationResult {
-  readonly kind: 'watch' | 'timing' | 'exitCode' | 'signals' | 'grace' | 'counts' | 'replicaSet' | 'output';
+  readonly kind: 'watch' | 'timing' | 'exitCode' | 'signals' | 'grace' | 'counts' | 'replicaSet' | 'job' | 'output';
   /** What was expected, in the scenario's words. */
   readonly expected: string;
   readonly ok: boolean;
@@ -264,6 +264,26 @@ export function evaluateExpectations(m: TraceModel, expect: ExpectSpec | undefin
     const expected = `ReplicaSet ${name ?? '(none)'} status.replicas ${r.statusReplicas.join(' → ')}${r.since !== undefined ? ` from ${r.since}` : ''}`;
     const ok = values.length === r.statusReplicas.length && values.every((v, i) => v === r.statusReplicas[i]);
     results.push({ kind: 'replicaSet', expected, ok, actual: values.length ? values.join(' → ') : 'never written' });
+  }
+
+  for (const j of expect.jobs ?? []) {
+    const writes = m.writes.filter((w) => w.resource === 'jobs');
+    const name = j.name ?? writes[0]?.name;
+    const from = stepStart(j.since);
+    const what = j.event === 'gone' ? 'gone' : `${j.event}${j.reason !== undefined ? ` (${j.reason})` : ''}`;
+    const expected = `Job ${name ?? '(none)'} ${what} within [${formatDuration(j.within[0])}, ${formatDuration(j.within[1])}] after ${j.since ?? 'start'}`;
+    const hit = writes.find((w) => w.name === name && (j.event === 'gone' ? w.event === 'DELETED' : w.jobCondition === j.event && (j.reason === undefined || w.jobReason === j.reason)));
+    if (from === undefined) {
+      results.push({ kind: 'job', expected, ok: false, actual: `step ${j.since} never ran` });
+      continue;
+    }
+    if (!hit) {
+      const last = [...writes].reverse().find((w) => w.name === name && w.jobCondition !== undefined);
+      results.push({ kind: 'job', expected, ok: false, actual: last ? `${last.jobCondition}${last.jobReason ? ` (${last.jobReason})` : ''} instead` : `never ${what}` });
+      continue;
+    }
+    const d = hit.t - from;
+    results.push({ kind: 'job', expected, ok: d >= j.within[0] && d <= j.within[1], actual: `${what} after ${formatAgainstWindow(d, j.within[0], j.within[1])}` });
   }
 
   for (const o of expect.output ?? []) {

@@ -132,9 +132,14 @@ const KIND_RESOURCE: Record<string, ResourceName> = {
   poddisruptionbudget: 'poddisruptionbudgets',
   poddisruptionbudgets: 'poddisruptionbudgets',
   pdb: 'poddisruptionbudgets',
+  job: 'jobs',
+  jobs: 'jobs',
+  daemonset: 'daemonsets',
+  daemonsets: 'daemonsets',
+  ds: 'daemonsets',
 };
 
-const KIND_SINGULAR: Record<string, string> = { pods: 'pod', deployments: 'deployment', replicasets: 'replicaset', nodes: 'node', namespaces: 'namespace', poddisruptionbudgets: 'poddisruptionbudget' };
+const KIND_SINGULAR: Record<string, string> = { pods: 'pod', deployments: 'deployment', replicasets: 'replicaset', nodes: 'node', namespaces: 'namespace', poddisruptionbudgets: 'poddisruptionbudget', jobs: 'job', daemonsets: 'daemonset' };
 
 /** KubeletConfiguration names → the kubelet actor's config fields (packages/kubelet/src/kubeletConfig.ts). */
 function kubeletConfig(settings: KubeletSettings | undefined): Record<string, unknown> {
@@ -283,8 +288,13 @@ export function compileScenario(sc: LoadedScenario, opts: PlanOptions = {}): Run
           wait?: boolean;
           timeout?: number;
           count?: number;
+          cascade?: 'background' | 'foreground' | 'orphan';
+          rawApi?: boolean;
         };
         const target = compileTarget(d, [...p, 'delete'], namespace, issues, ls);
+        if (d.rawApi && (d.cascade !== undefined || d.gracePeriod !== undefined || d.force || d.now || d.wait || d.name === undefined)) {
+          issues.push(src.issue([...p, 'delete', 'rawApi'], 'rawApi is one DELETE of one named object with no body: it takes a name and none of cascade, gracePeriod, force, now or wait'));
+        }
         if (d.count !== undefined && (target.resource !== 'pods' || d.name !== undefined)) {
           issues.push(src.issue([...p, 'delete', 'count'], 'count picks among the pods a selector (or all: true) matches; it needs kind pod and no name'));
         }
@@ -296,7 +306,12 @@ export function compileScenario(sc: LoadedScenario, opts: PlanOptions = {}): Run
           dynamic = true;
           bound += timeoutUs;
         }
-        const cmd = [
+        let options = flags.ok ? flags.options : {};
+        if (d.cascade !== undefined) options = { ...options, propagationPolicy: d.cascade === 'background' ? 'Background' : d.cascade === 'foreground' ? 'Foreground' : 'Orphan' };
+        if (d.rawApi) options = {};
+        const group = target.resource === 'jobs' ? 'apis/batch/v1' : ['deployments', 'replicasets', 'daemonsets'].includes(target.resource) ? 'apis/apps/v1' : 'api/v1';
+        const rawCmd = `DELETE /${group}/${target.namespace !== undefined ? `namespaces/${target.namespace}/` : ''}${target.resource}/${target.name ?? ''}`;
+        const cmd = d.rawApi ? rawCmd : [
           'kubectl delete',
           KIND_SINGULAR[target.resource],
           target.name ?? (target.selector !== undefined ? `-l ${target.selector}` : '--all'),
@@ -304,6 +319,7 @@ export function compileScenario(sc: LoadedScenario, opts: PlanOptions = {}): Run
           d.gracePeriod !== undefined ? `--grace-period=${d.gracePeriod}` : '',
           d.now ? '--now' : '',
           d.force ? '--force' : '',
+          d.cascade !== undefined ? `--cascade=${d.cascade}` : '',
           `--wait=${wait}`,
         ]
           .filter(Boolean)
@@ -312,7 +328,7 @@ export function compileScenario(sc: LoadedScenario, opts: PlanOptions = {}): Run
           ...base,
           kind: 'delete',
           target,
-          options: flags.ok ? flags.options : {},
+          options,
           wait,
           timeoutUs,
           command: cmd,
@@ -688,6 +704,10 @@ function checkExpect(e: ExpectSpec, sc: LoadedScenario, stepIds: Record<string, 
       known(who, [...base, 'rows', i]);
       if (w.pod !== undefined && who !== w.pod) issues.push(src.issue([...base, 'rows', i], `row of ${who} in an expectation about ${w.pod}'s rows only`));
     });
+  });
+  e.jobs?.forEach((j, i) => {
+    if (j.since !== undefined && stepIds[j.since] === undefined) issues.push(src.issue(['expect', 'jobs', i, 'since'], `no step with id ${JSON.stringify(j.since)}${didYouMean(j.since, Object.keys(stepIds))}`));
+    if (j.reason !== undefined && j.event === 'gone') issues.push(src.issue(['expect', 'jobs', i, 'reason'], 'reason goes with event Complete or Failed, not gone'));
   });
   e.replicaSets?.forEach((r, i) => {
     if (r.since !== undefined && stepIds[r.since] === undefined) issues.push(src.issue(['expect', 'replicaSets', i, 'since'], `no step with id ${JSON.stringify(r.since)}${didYouMean(r.since, Object.keys(stepIds))}`));

@@ -1,7 +1,7 @@
 /**
  * The scenario file's schema (zod 4). A scenario is a YAML stream: one document with
  * `kind: Scenario` (cluster, steps, expect) and any number of ordinary Kubernetes manifests
- * (apps/v1 Deployment and ReplicaSet, v1 Pod and Node, or a `kind: List`), exactly as users keep
+ * (apps/v1 Deployment, ReplicaSet and DaemonSet, batch/v1 Job, v1 Pod and Node, or a `kind: List`), exactly as users keep
  * them. Durations are strings such as `30s` / `2m46s` / `42h` or numbers of seconds; they
  * become virtual µs here. Field names of kubelet settings are the KubeletConfiguration v1beta1
  * names (kubelet v0.22.8 `config/v1beta1/types.go`).
@@ -126,8 +126,8 @@ const zTargetFields = {
   all: z.boolean().optional(),
 };
 
-const zKind = z.enum(['pod', 'pods', 'po', 'deployment', 'deployments', 'deploy', 'replicaset', 'replicasets', 'rs', 'node', 'nodes', 'no', 'namespace', 'namespaces', 'ns', 'poddisruptionbudget', 'poddisruptionbudgets', 'pdb'], {
-  error: 'expected a kind: pod, deployment, replicaset, node, namespace or poddisruptionbudget',
+const zKind = z.enum(['pod', 'pods', 'po', 'deployment', 'deployments', 'deploy', 'replicaset', 'replicasets', 'rs', 'node', 'nodes', 'no', 'namespace', 'namespaces', 'ns', 'poddisruptionbudget', 'poddisruptionbudgets', 'pdb', 'job', 'jobs', 'daemonset', 'daemonsets', 'ds'], {
+  error: 'expected a kind: pod, deployment, replicaset, node, namespace, poddisruptionbudget, job or daemonset',
 });
 
 const zRef = z.union([z.string().min(1), z.array(z.string().min(1)).min(1)], { error: 'expected `all`, a manifest reference (Kind/name or name) or a list of them' });
@@ -147,6 +147,13 @@ export const zStepSchemas = {
       timeout: zDuration.optional(),
       /** Pods by selector or all: delete only this many live ones, oldest first. */
       count: z.number().int().min(1).optional(),
+      /** kubectl `--cascade` (default background): the propagationPolicy kubectl sends. */
+      cascade: z.enum(['background', 'foreground', 'orphan']).optional(),
+      /**
+       * A raw API DELETE as client libraries send it (no body, so no propagationPolicy): the
+       * resource's default garbage-collection policy applies (batch/v1 Jobs: orphan).
+       */
+      rawApi: z.boolean().optional(),
     }),
   }),
   scale: z.strictObject({
@@ -199,7 +206,7 @@ export const zStepSchemas = {
   setImage: z.strictObject({
     ...zStepCommon,
     setImage: z.strictObject({
-      kind: z.enum(['deployment', 'deployments', 'deploy', 'replicaset', 'replicasets', 'rs']).optional(),
+      kind: z.enum(['deployment', 'deployments', 'deploy', 'replicaset', 'replicasets', 'rs', 'daemonset', 'daemonsets', 'ds']).optional(),
       name: z.string().min(1),
       namespace: zName.optional(),
       container: zName,
@@ -444,6 +451,22 @@ export const zExpect = z.strictObject({
       }),
     )
     .optional(),
+  /**
+   * When a Job (by name; default the first one written) finished — its first write with a True
+   * `Complete` or `Failed` condition (optionally with this reason) — or was `gone` (DELETED),
+   * measured from the start of a step (by id; default the start of the run).
+   */
+  jobs: z
+    .array(
+      z.strictObject({
+        name: z.string().optional(),
+        event: z.enum(['Complete', 'Failed', 'gone']),
+        reason: z.string().optional(),
+        since: z.string().optional(),
+        within: z.tuple([zDuration, zDuration]),
+      }),
+    )
+    .optional(),
   /** What kubectl printed for a step (by id): each string appears in its output, in this order. */
   output: z.array(z.strictObject({ step: z.string().min(1), contains: z.array(z.string().min(1)).min(1) })).optional(),
   invariants: z
@@ -594,6 +617,38 @@ export const zManifests = {
         selector: zSelector.optional(),
       })
       .optional(),
+  }),
+  Job: z.looseObject({
+    apiVersion: z.literal('batch/v1'),
+    kind: z.literal('Job'),
+    metadata: zMeta,
+    spec: z.looseObject({
+      parallelism: z.number().int().min(0).optional(),
+      completions: z.number().int().min(0).optional(),
+      backoffLimit: z.number().int().min(0).optional(),
+      activeDeadlineSeconds: z.number().int().min(1).optional(),
+      ttlSecondsAfterFinished: z.number().int().min(0).optional(),
+      completionMode: z.enum(['NonIndexed', 'Indexed']).optional(),
+      suspend: z.boolean().optional(),
+      selector: zSelector.optional(),
+      template: zTemplate,
+    }),
+  }),
+  DaemonSet: z.looseObject({
+    apiVersion: z.literal('apps/v1'),
+    kind: z.literal('DaemonSet'),
+    metadata: zMeta,
+    spec: z.looseObject({
+      selector: zSelector,
+      template: zTemplate,
+      minReadySeconds: z.number().int().min(0).optional(),
+      updateStrategy: z
+        .looseObject({
+          type: z.enum(['RollingUpdate', 'OnDelete']).optional(),
+          rollingUpdate: z.looseObject({ maxUnavailable: zIntOrPercent.optional(), maxSurge: zIntOrPercent.optional() }).optional(),
+        })
+        .optional(),
+    }),
   }),
 } as const;
 

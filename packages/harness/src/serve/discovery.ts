@@ -11,7 +11,7 @@ import type { ResourceName, Subresource } from '@podsim/api';
 export interface ServedResource {
   readonly resource: ResourceName;
   /** API group ('' for core). */
-  readonly group: '' | 'apps' | 'policy';
+  readonly group: '' | 'apps' | 'policy' | 'batch';
   readonly version: 'v1';
   readonly kind: string;
   readonly singular: string;
@@ -114,6 +114,30 @@ export const SERVED_RESOURCES: readonly ServedResource[] = [
       { name: 'scale', verbs: ['get', 'patch', 'update'], group: 'autoscaling', kind: 'Scale' },
       { name: 'status', verbs: ['get', 'patch', 'update'], group: 'apps', kind: 'ReplicaSet' },
     ],
+  },
+  {
+    resource: 'daemonsets',
+    group: 'apps',
+    version: 'v1',
+    kind: 'DaemonSet',
+    singular: 'daemonset',
+    namespaced: true,
+    shortNames: ['ds'],
+    categories: ['all'],
+    verbs: ALL_VERBS,
+    subresources: [{ name: 'status', verbs: ['get', 'patch', 'update'], group: 'apps', kind: 'DaemonSet' }],
+  },
+  {
+    resource: 'jobs',
+    group: 'batch',
+    version: 'v1',
+    kind: 'Job',
+    singular: 'job',
+    namespaced: true,
+    shortNames: [],
+    categories: ['all'],
+    verbs: ALL_VERBS,
+    subresources: [{ name: 'status', verbs: ['get', 'patch', 'update'], group: 'batch', kind: 'Job' }],
   },
   {
     resource: 'poddisruptionbudgets',
@@ -260,6 +284,7 @@ export function openApiV3Root(): unknown {
       'api/v1': { serverRelativeURL: '/openapi/v3/api/v1' },
       'apis/apps/v1': { serverRelativeURL: '/openapi/v3/apis/apps/v1' },
       'apis/policy/v1': { serverRelativeURL: '/openapi/v3/apis/policy/v1' },
+      'apis/batch/v1': { serverRelativeURL: '/openapi/v3/apis/batch/v1' },
     },
   };
 }
@@ -272,7 +297,7 @@ export function openApiV3Root(): unknown {
  * other paths.
  */
 export function openApiV3Doc(path: string): unknown {
-  const group = path === 'api/v1' ? '' : path === 'apis/apps/v1' ? 'apps' : path === 'apis/policy/v1' ? 'policy' : undefined;
+  const group = path === 'api/v1' ? '' : path === 'apis/apps/v1' ? 'apps' : path === 'apis/policy/v1' ? 'policy' : path === 'apis/batch/v1' ? 'batch' : undefined;
   if (group === undefined) return undefined;
   const paths: Record<string, unknown> = {};
   for (const r of groupResources(group)) {

@@ -367,6 +367,10 @@ export function route(req: HttpRequestIn, serverAddress: string): Outcome {
       return readOnly(() => json(apiGroup('policy')));
     case '/apis/policy/v1':
       return readOnly(() => json(apiResourceList('policy')));
+    case '/apis/batch':
+      return readOnly(() => json(apiGroup('batch')));
+    case '/apis/batch/v1':
+      return readOnly(() => json(apiResourceList('batch')));
     case '/openapi/v3':
       return readOnly(() => json(openApiV3Root()));
   }
@@ -380,7 +384,7 @@ export function route(req: HttpRequestIn, serverAddress: string): Outcome {
   if (segs[0] === 'api' && segs[1] === 'v1') {
     group = '';
     rest = segs.slice(2);
-  } else if (segs[0] === 'apis' && (segs[1] === 'apps' || segs[1] === 'policy') && segs[2] === 'v1') {
+  } else if (segs[0] === 'apis' && (segs[1] === 'apps' || segs[1] === 'policy' || segs[1] === 'batch') && segs[2] === 'v1') {
     group = segs[1];
     rest = segs.slice(3);
   } else return fail(notFoundPath());

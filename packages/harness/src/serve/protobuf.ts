@@ -102,13 +102,13 @@ export function messageForKind(apiVersion: string, kind: string): string | undef
   const version = apiVersion.slice(apiVersion.indexOf('/') + 1);
   const pkg = group === '' ? 'core' : group;
   if (group === 'policy' ? version !== 'v1' && version !== 'v1beta1' : version !== 'v1') return undefined;
-  if (!['core', 'apps', 'autoscaling', 'policy'].includes(pkg)) return undefined;
+  if (!['core', 'apps', 'autoscaling', 'policy', 'batch'].includes(pkg)) return undefined;
   const key = `${pkg}.${kind}`;
   return PROTO_MESSAGES[key] && ROOTS.has(key) ? key : undefined;
 }
 
 /** Top-level kinds (not the messages nested in them). */
-const ROOTS = new Set(['core.Pod', 'core.Node', 'core.Namespace', 'core.Event', 'core.Binding', 'apps.Deployment', 'apps.ReplicaSet', 'autoscaling.Scale', 'policy.Eviction', 'policy.PodDisruptionBudget']);
+const ROOTS = new Set(['core.Pod', 'core.Node', 'core.Namespace', 'core.Event', 'core.Binding', 'apps.Deployment', 'apps.ReplicaSet', 'autoscaling.Scale', 'policy.Eviction', 'policy.PodDisruptionBudget', 'apps.DaemonSet', 'batch.Job']);
 
 // ---- decoding -------------------------------------------------------------------------------------
 

@@ -2,8 +2,8 @@
  * Field numbers of the protobuf messages `podsim serve` decodes (kubectl's typed clients send
  * `application/vnd.kubernetes.protobuf` bodies), for every message reachable from the kinds podsim
  * serves and the bodies of their subresources: core/v1 Pod, Node, Namespace, Event, Binding;
- * apps/v1 Deployment, ReplicaSet; autoscaling/v1 Scale; policy/v1 Eviction, PodDisruptionBudget;
- * meta/v1 DeleteOptions.
+ * apps/v1 Deployment, ReplicaSet, DaemonSet; batch/v1 Job; autoscaling/v1 Scale; policy/v1 Eviction,
+ * PodDisruptionBudget; meta/v1 DeleteOptions.
  *
  * Derived from the struct tags of k8s.io/api and k8s.io/apimachinery v0.22.8 (`types.go`: the
  * `protobuf:"…,<number>,…"` number, the `json:"<name>"` name, the Go type), i.e. the same facts as
@@ -12,7 +12,7 @@
  * `IntOrString`, `FieldsV1`, or another message of this table; prefixes `*` (a Go pointer: a zero
  * value is kept), `[]` (repeated) and `map[string]` (map entries); the name `...` marks an embedded
  * struct whose fields JSON inlines (`VolumeSource` in `Volume`, `Handler` in `Probe`). Message
- * keys are `<package>.<Kind>` with package core, apps, autoscaling, policy (k8s.io/api/<package>/v1)
+ * keys are `<package>.<Kind>` with package core, apps, autoscaling, policy, batch (k8s.io/api/<package>/v1)
  * or meta (k8s.io/apimachinery/pkg/apis/meta/v1).
  */
 export const PROTO_MESSAGES: Readonly<Record<string, Readonly<Record<number, string>>>> = {
@@ -156,6 +156,16 @@ export const PROTO_MESSAGES: Readonly<Record<string, Readonly<Record<number, str
   'autoscaling.Scale': { 1: 'metadata meta.ObjectMeta', 2: 'spec autoscaling.ScaleSpec', 3: 'status autoscaling.ScaleStatus' },
   'autoscaling.ScaleSpec': { 1: 'replicas int32' },
   'autoscaling.ScaleStatus': { 1: 'replicas int32', 2: 'selector string' },
+  'apps.DaemonSet': { 1: 'metadata meta.ObjectMeta', 2: 'spec apps.DaemonSetSpec', 3: 'status apps.DaemonSetStatus' },
+  'apps.DaemonSetSpec': { 1: 'selector *meta.LabelSelector', 2: 'template core.PodTemplateSpec', 3: 'updateStrategy apps.DaemonSetUpdateStrategy', 4: 'minReadySeconds int32', 6: 'revisionHistoryLimit *int32' },
+  'apps.DaemonSetUpdateStrategy': { 1: 'type string', 2: 'rollingUpdate *apps.RollingUpdateDaemonSet' },
+  'apps.RollingUpdateDaemonSet': { 1: 'maxUnavailable *IntOrString', 2: 'maxSurge *IntOrString' },
+  'apps.DaemonSetStatus': { 1: 'currentNumberScheduled int32', 2: 'numberMisscheduled int32', 3: 'desiredNumberScheduled int32', 4: 'numberReady int32', 5: 'observedGeneration int64', 6: 'updatedNumberScheduled int32', 7: 'numberAvailable int32', 8: 'numberUnavailable int32', 9: 'collisionCount *int32', 10: 'conditions []apps.DaemonSetCondition' },
+  'apps.DaemonSetCondition': { 1: 'type string', 2: 'status string', 3: 'lastTransitionTime Time', 4: 'reason string', 5: 'message string' },
+  'batch.Job': { 1: 'metadata meta.ObjectMeta', 2: 'spec batch.JobSpec', 3: 'status batch.JobStatus' },
+  'batch.JobSpec': { 1: 'parallelism *int32', 2: 'completions *int32', 3: 'activeDeadlineSeconds *int64', 4: 'selector *meta.LabelSelector', 5: 'manualSelector *bool', 6: 'template core.PodTemplateSpec', 7: 'backoffLimit *int32', 8: 'ttlSecondsAfterFinished *int32', 9: 'completionMode *string', 10: 'suspend *bool' },
+  'batch.JobStatus': { 1: 'conditions []batch.JobCondition', 2: 'startTime *Time', 3: 'completionTime *Time', 4: 'active int32', 5: 'succeeded int32', 6: 'failed int32', 7: 'completedIndexes string' },
+  'batch.JobCondition': { 1: 'type string', 2: 'status string', 3: 'lastProbeTime Time', 4: 'lastTransitionTime Time', 5: 'reason string', 6: 'message string' },
   'policy.Eviction': { 1: 'metadata meta.ObjectMeta', 2: 'deleteOptions *meta.DeleteOptions' },
   'policy.PodDisruptionBudget': { 1: 'metadata meta.ObjectMeta', 2: 'spec policy.PodDisruptionBudgetSpec', 3: 'status policy.PodDisruptionBudgetStatus' },
   'policy.PodDisruptionBudgetSpec': { 1: 'minAvailable *IntOrString', 2: 'selector *meta.LabelSelector', 3: 'maxUnavailable *IntOrString' },
