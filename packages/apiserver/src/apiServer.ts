@@ -89,7 +89,15 @@ export interface ApiServerConfig {
    * the store; with this on it throws instead. For tests.
    */
   readonly freezeObjects?: boolean;
+  /**
+   * `--event-ttl` in virtual seconds (default 3600): an Event is deleted this long after its
+   * last write (etcd's lease, renewed by each write through the event registry's TTLFunc).
+   */
+  readonly eventTtlSeconds?: number;
 }
+
+/** kube-apiserver's default `--event-ttl` (1 h). */
+export const DEFAULT_EVENT_TTL_SECONDS = 3600;
 
 /** A resource the server serves. */
 interface ResourceEntry {
@@ -142,12 +150,17 @@ export class ApiServer {
   /** Virtual µs of the request being handled (watch Tables are printed at this time). */
   private now = 0;
   private observer: WriteObserver | undefined;
+  /** Event writes in time order: (expiry µs, key, rv of that write). The TTL is constant, so FIFO. */
+  private readonly eventExpiries: Array<{ atUs: number; key: string; rv: number }> = [];
+  private eventExpiryHead = 0;
+  private readonly eventTtlUs: number;
 
   constructor(
     readonly config: ApiServerConfig = {},
     epochUnixSeconds: number = DEFAULT_EPOCH_UNIX_SECONDS,
   ) {
     this.clock = new ClockClass(epochUnixSeconds);
+    this.eventTtlUs = (config.eventTtlSeconds ?? DEFAULT_EVENT_TTL_SECONDS) * 1_000_000;
     this.storage = new MemoryStorage(config.historySize ?? DEFAULT_HISTORY_SIZE, config.freezeObjects ?? false);
     this.storage.onEvent((ev) => this.onStorageEvent(ev));
     const mk = <T extends KubeObject>(o: Omit<StoreOptions<T>, 'enableGarbageCollection'>) =>
@@ -253,12 +266,14 @@ export class ApiServer {
     const resource = KIND_OF_PREFIX[ev.prefix];
     if (!resource) throw new Error(`storage event for unknown prefix ${ev.prefix}`);
     this.observer?.(ev, resource);
+    if (resource === 'events' && ev.type !== 'DELETED') this.eventExpiries.push({ atUs: this.now + this.eventTtlUs, key: ev.key, rv: ev.rv });
     if (this.cacher.size > 0) for (const d of this.cacher.dispatch(ev, resource, this.now, this.clock)) this.outbox.push(d);
   }
 
   /** Handles one request from `client` at `rctx.now`. */
   handle(req: ApiRequest, client: ActorId, rctx: RequestContext): ApiResult {
     this.now = rctx.now;
+    this.expireEvents();
     switch (req.type) {
       case 'ApiGet':
         return this.get(req, rctx);
@@ -279,6 +294,25 @@ export class ApiServer {
         return result(200, successStatus(200));
       default:
         return fail(newBadRequest(`unknown request type ${JSON.stringify((req as { type?: unknown }).type)}`));
+    }
+  }
+
+  /**
+   * Deletes the Events whose TTL has passed by now (etcd expires the lease; watchers see
+   * DELETED). Checked when a request arrives, so an expiry lands at the first request after its
+   * due time — every list or get sees only live Events.
+   */
+  private expireEvents(): void {
+    const q = this.eventExpiries;
+    while (this.eventExpiryHead < q.length && q[this.eventExpiryHead].atUs <= this.now) {
+      const { key, rv } = q[this.eventExpiryHead++];
+      const cur = this.storage.get(key);
+      // A later write renewed the lease: its own entry comes later in the queue.
+      if (cur && Number(cur.metadata.resourceVersion) === rv) this.storage.delete(key, undefined, undefined);
+    }
+    if (this.eventExpiryHead > 1024 && this.eventExpiryHead * 2 > q.length) {
+      q.splice(0, this.eventExpiryHead);
+      this.eventExpiryHead = 0;
     }
   }
 
