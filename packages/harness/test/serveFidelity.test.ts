@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { startServer, type RunningServer } from '../src/serve/server.js';
 import { servePlan } from '../src/serve/servePlan.js';
 import { writeKubeconfig } from '../src/serve/kubeconfig.js';
-import { kubectlClient } from './support/kubectl.js';
+import { kubectlClient, until } from './support/kubectl.js';
 
 const SPEED = 50;
 
@@ -37,7 +37,21 @@ const pod = (name: string, meta: Record<string, unknown> = {}) => ({
 test.before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'podsim-fidelity-'));
   const scenario = join(dir, 'cluster.yaml');
-  writeFileSync(scenario, ['kind: Scenario', 'cluster:', '  seed: 1', '  nodes: [{name: node-1}, {name: node-2}]', 'steps:', '  - sleep: 1s', ''].join('\n'));
+  // node-2's StopPodSandbox fails for the first 900 virtual seconds (18 s of wall time at 50x):
+  // a pod deleted there is retried by the pod worker, which the Events test reads.
+  writeFileSync(
+    scenario,
+    [
+      'kind: Scenario',
+      'cluster:',
+      '  seed: 1',
+      '  nodes: [{name: node-1}, {name: node-2}]',
+      'steps:',
+      '  - fault: { kind: runtimeError, node: node-2, call: StopPodSandbox, for: 900s }',
+      '  - sleep: 1s',
+      '',
+    ].join('\n'),
+  );
   server = await startServer(servePlan({ scenario, epochUnixSeconds: Math.floor(Date.now() / 1000) }), { speed: SPEED });
   kubeconfig = writeKubeconfig(server.url, join(dir, 'kubeconfig'));
 });
@@ -118,4 +132,124 @@ test('annotations over 256 KiB, a label value over 63 characters and a name over
   const named = await k.run(['create', '-f', manifest('long.json', pod(name))]);
   t.is(named.code, 1);
   t.is(named.stderr.trim(), `The Pod "${name}" is invalid: metadata.name: Invalid value: "${name}": must be no more than 253 characters`);
+});
+
+// ---- item 4: Events as a cluster writes them ------------------------------------------------
+
+interface EventJson {
+  metadata: { name: string };
+  involvedObject: { kind: string; name: string };
+  reason: string;
+  message: string;
+  count: number;
+  firstTimestamp: string;
+  lastTimestamp: string;
+  source: { component: string; host?: string };
+}
+
+async function eventsOf(k: ReturnType<typeof client>, selector: string): Promise<EventJson[]> {
+  const r = await k.run(['get', 'events', '--field-selector', selector, '-o', 'json']);
+  if (r.code !== 0) throw new Error(r.stderr);
+  return (JSON.parse(r.stdout) as { items: EventJson[] }).items;
+}
+
+test('a Deployment writes ScalingReplicaSet, its ReplicaSet SuccessfulCreate / SuccessfulDelete, the scheduler Scheduled; names are <object>.<hex unix ns>', async (t) => {
+  const k = client(t);
+  const d = {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'evweb' },
+    spec: { replicas: 2, selector: { matchLabels: { app: 'evweb' } }, template: { metadata: { labels: { app: 'evweb' } }, spec: { containers: [{ name: 'c', image: 'nginx:1.21' }] } } },
+  };
+  t.is((await k.run(['apply', '-f', manifest('evweb.json', d)])).code, 0);
+  await until('two Scheduled events', async () => (await eventsOf(k, 'reason=Scheduled')).filter((e) => e.involvedObject.name.startsWith('evweb-')).length === 2);
+  const rsName = (await k.run(['get', 'rs', '-l', 'app=evweb', '-o', 'jsonpath={.items[0].metadata.name}'])).stdout.trim();
+  t.regex(rsName, /^evweb-[a-z0-9]+$/);
+
+  const scaling = await eventsOf(k, 'involvedObject.kind=Deployment,involvedObject.name=evweb');
+  t.deepEqual(
+    scaling.map((e) => [e.reason, e.message, e.source.component]),
+    [['ScalingReplicaSet', `Scaled up replica set ${rsName} to 2`, 'deployment-controller']],
+  );
+  const created = await eventsOf(k, `involvedObject.kind=ReplicaSet,involvedObject.name=${rsName}`);
+  const pods = (await k.run(['get', 'pods', '-l', 'app=evweb', '-o', 'jsonpath={.items[*].metadata.name}'])).stdout.trim().split(' ').sort();
+  t.deepEqual(created.map((e) => `${e.reason} ${e.message} ${e.source.component}`).sort(), pods.map((p) => `SuccessfulCreate Created pod: ${p} replicaset-controller`));
+  for (const p of pods) {
+    const [sched] = await eventsOf(k, `involvedObject.name=${p},reason=Scheduled`);
+    t.regex(sched.message, new RegExp(`^Successfully assigned default/${p} to node-[12]$`));
+    t.is(sched.source.component, 'default-scheduler');
+  }
+  // client-go's makeEvent name: the creation time in hex Unix nanoseconds, so names sort in time order.
+  for (const e of [...scaling, ...created]) {
+    const m = /^(.+)\.([0-9a-f]+)$/.exec(e.metadata.name);
+    t.truthy(m, e.metadata.name);
+    t.is(m![1], e.involvedObject.name);
+    const seconds = Number(BigInt(`0x${m![2]}`) / 1_000_000_000n);
+    t.is(seconds, Math.floor(Date.parse(e.firstTimestamp) / 1000), e.metadata.name);
+  }
+
+  t.is((await k.run(['scale', 'deployment', 'evweb', '--replicas=1'])).code, 0);
+  await until('the scale-down events', async () => (await eventsOf(k, `involvedObject.name=${rsName},reason=SuccessfulDelete`)).length === 1);
+  const [down] = await eventsOf(k, `involvedObject.name=${rsName},reason=SuccessfulDelete`);
+  t.regex(down.message, new RegExp(`^Deleted pod: ${rsName}-[a-z0-9]{5}$`));
+  const scaledDown = await eventsOf(k, 'involvedObject.kind=Deployment,involvedObject.name=evweb,reason=ScalingReplicaSet');
+  t.deepEqual(scaledDown.map((e) => e.message).sort(), [`Scaled down replica set ${rsName} to 1`, `Scaled up replica set ${rsName} to 2`]);
+  // kubectl describe lists them under Events.
+  const describe = await k.run(['describe', 'deployment', 'evweb']);
+  t.regex(describe.stdout, new RegExp(`Normal\\s+ScalingReplicaSet\\s+\\S+\\s+deployment-controller\\s+Scaled down replica set ${rsName} to 1`));
+});
+
+test('FailedScheduling with the scheduler\'s fit-error message; repeats are one Event whose count rises', async (t) => {
+  const k = client(t);
+  const big = pod('too-big');
+  (big.spec.containers[0] as Record<string, unknown>).resources = { requests: { cpu: '1000' } };
+  t.is((await k.run(['create', '-f', manifest('too-big.json', big)])).code, 0);
+  // The unschedulable queue is flushed every 60 s (1.2 s of wall time at 50x).
+  await until('a repeated FailedScheduling', async () => (await eventsOf(k, 'involvedObject.name=too-big,reason=FailedScheduling'))[0]?.count >= 2, 60_000);
+  const evs = await eventsOf(k, 'involvedObject.name=too-big,reason=FailedScheduling');
+  t.is(evs.length, 1, 'aggregated into one Event');
+  t.is(evs[0].message, '0/2 nodes are available: 2 Insufficient cpu.');
+  t.is(evs[0].source.component, 'default-scheduler');
+  t.true(Date.parse(evs[0].lastTimestamp) > Date.parse(evs[0].firstTimestamp));
+  const describe = await k.run(['describe', 'pod', 'too-big']);
+  t.regex(describe.stdout, /Warning\s+FailedScheduling\s+\S+ \(x\d+ over \S+\)\s+default-scheduler\s+0\/2 nodes are available: 2 Insufficient cpu\./);
+});
+
+test('a StopPodSandbox failure retried by the pod worker is one FailedKillPod Event with a rising count, not one per retry', async (t) => {
+  const k = client(t);
+  const p = pod('stuck');
+  (p.spec as Record<string, unknown>).nodeName = 'node-2';
+  t.is((await k.run(['create', '-f', manifest('stuck.json', p)])).code, 0);
+  t.is((await k.run(['wait', '--for=condition=Ready', 'pod/stuck', '--timeout=60s'])).code, 0);
+  t.is((await k.run(['delete', 'pod', 'stuck', '--wait=false'])).code, 0);
+  // The pod worker retries syncTerminatingPod after 10–15 s (0.2–0.3 s of wall time).
+  await until('three kill attempts', async () => (await eventsOf(k, 'involvedObject.name=stuck,reason=FailedKillPod'))[0]?.count >= 3, 60_000);
+  const evs = await eventsOf(k, 'involvedObject.name=stuck,reason=FailedKillPod');
+  t.is(evs.length, 1);
+  t.regex(evs[0].message, /^error killing pod: /);
+  t.is(evs[0].source.host, 'node-2');
+  t.regex(evs[0].metadata.name, /^stuck\.[0-9a-f]+$/);
+});
+
+// ---- item 5: kubectl set image on a pod -------------------------------------------------------
+
+test('kubectl set image pod/x: the kubelet kills the container ("definition changed") and starts the new image, RESTARTS 1', async (t) => {
+  const k = client(t);
+  const p = pod('setimg');
+  (p.spec as Record<string, unknown>).nodeName = 'node-1';
+  t.is((await k.run(['create', '-f', manifest('setimg.json', p)])).code, 0);
+  t.is((await k.run(['wait', '--for=condition=Ready', 'pod/setimg', '--timeout=60s'])).code, 0);
+  const set = await k.run(['set', 'image', 'pod/setimg', 'c=nginx:1.23']);
+  t.is(set.code, 0, set.stderr);
+  t.is(set.stdout.trim(), 'pod/setimg image updated');
+  const status = async () =>
+    JSON.parse((await k.run(['get', 'pod', 'setimg', '-o', 'jsonpath={.status.containerStatuses[0]}'])).stdout || '{}') as { restartCount?: number; image?: string; ready?: boolean };
+  await until('the container to run nginx:1.23 after one restart', async () => {
+    const s = await status();
+    return s.restartCount === 1 && s.image === 'nginx:1.23' && s.ready === true;
+  }, 60_000);
+  const [killing] = await eventsOf(k, 'involvedObject.name=setimg,reason=Killing');
+  t.is(killing.message, 'Container c definition changed, will be restarted');
+  const get = await k.run(['get', 'pod', 'setimg']);
+  t.regex(get.stdout, /setimg\s+1\/1\s+Running\s+1 \(\S+ ago\)/);
 });
