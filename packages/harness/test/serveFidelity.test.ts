@@ -253,3 +253,43 @@ test('kubectl set image pod/x: the kubelet kills the container ("definition chan
   const get = await k.run(['get', 'pod', 'setimg']);
   t.regex(get.stdout, /setimg\s+1\/1\s+Running\s+1 \(\S+ ago\)/);
 });
+
+// ---- item 1: unknown fields (fieldValidation) --------------------------------------------------
+
+test('a manifest typo is refused (Strict, kubectl\'s default), warned about (--validate=warn) or dropped (--validate=false) — never stored', async (t) => {
+  const k = client(t);
+  const typo = (name: string) => {
+    const p = pod(name);
+    (p.spec as Record<string, unknown>).terminationGracePeriodSecond = 5;
+    (p.spec.containers[0] as Record<string, unknown>).imagePullPolicyy = 'Always';
+    return manifest(`${name}.json`, p);
+  };
+  const file = typo('typo');
+  const strict = await k.run(['create', '-f', file]);
+  t.is(strict.code, 1);
+  t.is(
+    strict.stderr.trim(),
+    `Error from server (BadRequest): error when creating "${file}": Pod in version "v1" cannot be handled as a Pod: strict decoding error: unknown field "spec.containers[0].imagePullPolicyy", unknown field "spec.terminationGracePeriodSecond"`,
+  );
+  t.is((await k.run(['get', 'pod', 'typo'])).code, 1, 'nothing was created');
+
+  const warn = await k.run(['create', '-f', typo('typo-warn'), '--validate=warn']);
+  t.is(warn.code, 0, warn.stderr);
+  t.regex(warn.stderr, /Warning: unknown field "spec.terminationGracePeriodSecond"/);
+
+  const ignore = await k.run(['create', '-f', typo('typo-ignore'), '--validate=false']);
+  t.is(ignore.code, 0, ignore.stderr);
+  const stored = JSON.parse((await k.run(['get', 'pod', 'typo-ignore', '-o', 'json'])).stdout) as { spec: Record<string, unknown> & { containers: Record<string, unknown>[] } };
+  t.false('terminationGracePeriodSecond' in stored.spec, 'the typo is not stored');
+  t.false('imagePullPolicyy' in stored.spec.containers[0]);
+  t.is(stored.spec.terminationGracePeriodSeconds, 30);
+
+  // kubectl apply (client-side: a strategic merge patch once the object exists) is checked too.
+  const applied = await k.run(['apply', '-f', manifest('typo-apply.json', pod('typo-ignore', { labels: { a: 'b' } }))]);
+  t.is(applied.code, 0, applied.stderr);
+  const p2 = pod('typo-ignore', { labels: { a: 'c' } });
+  (p2.spec as Record<string, unknown>).terminationGracePeriodSecond = 5;
+  const bad = await k.run(['apply', '-f', manifest('typo-apply2.json', p2)]);
+  t.is(bad.code, 1);
+  t.regex(bad.stderr, /strict decoding error: unknown field "spec.terminationGracePeriodSecond"/);
+});

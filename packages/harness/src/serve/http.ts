@@ -9,6 +9,7 @@
 import { parse as parseYaml } from 'yaml';
 import { jsonShapeProblem } from '../jsonShape.js';
 import { PROTOBUF_MEDIA_TYPE, decodeProtobufBody, isProtobufError } from './protobuf.js';
+import { pruneUnknownFields, rootMessage, strictDecodingError, type FieldValidation } from './fieldValidation.js';
 import type { ApiRequest, ApiWatch, DeleteOptions, IncludeObjectPolicy, KubeObject, PatchType, Status, Subresource } from '@podsim/api';
 import {
   AGGREGATED_V2,
@@ -42,7 +43,13 @@ export type Outcome =
   /** Answer `body` (JSON- or YAML-encoded per `format`) with `status` and `contentType`. */
   | { readonly kind: 'reply'; readonly status: number; readonly contentType?: string; readonly body: unknown; readonly format?: OutputFormat }
   /** Send `request` to the apiserver; answer its ApiResult (code, body). */
-  | { readonly kind: 'api'; readonly request: Exclude<ApiRequest, ApiWatch | { type: 'ApiUnwatch' }>; readonly format: OutputFormat }
+  | {
+      readonly kind: 'api';
+      readonly request: Exclude<ApiRequest, ApiWatch | { type: 'ApiUnwatch' }>;
+      readonly format: OutputFormat;
+      /** `Warning` response headers (text without the `299 -` code), e.g. `fieldValidation=Warn`'s unknown fields. */
+      readonly warnings?: readonly string[];
+    }
   /** Start a watch (the gateway picks the watchId); stream newline-delimited JSON events. */
   | { readonly kind: 'watch'; readonly request: Omit<ApiWatch, 'watchId'>; readonly timeoutSeconds?: number };
 
@@ -388,6 +395,33 @@ export function checkListOptions(q: URLSearchParams, watch: boolean): Status | u
   return undefined;
 }
 
+// ---- field validation ---------------------------------------------------------------------------
+
+/** `?fieldValidation=` (absent or empty: Ignore, as v1.22 dropped unknown fields silently); a 422 for other values. */
+function fieldValidationOf(q: URLSearchParams, options: string): FieldValidation | Status {
+  const v = q.get('fieldValidation') ?? '';
+  if (v === '' || v === 'Ignore') return 'Ignore';
+  if (v === 'Warn' || v === 'Strict') return v;
+  return status(422, 'Invalid', `${options}.meta.k8s.io "" is invalid: fieldValidation: Unsupported value: ${JSON.stringify(v)}: supported values: "", "Ignore", "Strict", "Warn"`, {
+    group: 'meta.k8s.io',
+    kind: options,
+    causes: [{ reason: 'FieldValueNotSupported', message: `Unsupported value: ${JSON.stringify(v)}: supported values: "", "Ignore", "Strict", "Warn"`, field: 'fieldValidation' }],
+  });
+}
+
+/**
+ * Drops the body's unknown fields (fieldValidation.ts) and applies the directive: Strict → the
+ * 400 Status (`Pod in version "v1" cannot be handled as a Pod: strict decoding error: …` for a
+ * whole object), Warn → warning texts, Ignore → nothing.
+ */
+function validateFields(body: Record<string, unknown>, served: ServedResource, group: string, mode: FieldValidation, patch: boolean): Status | string[] {
+  const unknown = pruneUnknownFields(body, rootMessage(group, served.kind), patch);
+  if (unknown.length === 0 || mode === 'Ignore') return [];
+  if (mode === 'Warn') return unknown.map((u) => `unknown field ${JSON.stringify(u)}`);
+  const version = groupVersion(group).split('/').pop()!;
+  return badRequest(patch ? strictDecodingError(unknown) : `${served.kind} in version ${JSON.stringify(version)} cannot be handled as a ${served.kind}: ${strictDecodingError(unknown)}`);
+}
+
 // ---- routing ------------------------------------------------------------------------------------
 
 /** A parsed resource path: `/api/v1/...` or `/apis/<group>/v1/...`. */
@@ -521,7 +555,12 @@ function resourceOutcome(req: HttpRequestIn, method: string, q: URLSearchParams,
   const dry = dryRun(q);
   if (typeof dry !== 'boolean') return fail(dry);
   const dryOpt = dry ? { dryRun: true } : {};
-  const api = (request: Extract<Outcome, { kind: 'api' }>['request']): Outcome => ({ kind: 'api', request, format: n.format });
+  const api = (request: Extract<Outcome, { kind: 'api' }>['request'], warnings: readonly string[] = []): Outcome => ({
+    kind: 'api',
+    request,
+    format: n.format,
+    ...(warnings.length > 0 ? { warnings } : {}),
+  });
 
   if (name === undefined) {
     // Collection: list / watch / create.
@@ -552,11 +591,15 @@ function resourceOutcome(req: HttpRequestIn, method: string, q: URLSearchParams,
         if ('kind' in b) return fail(b);
         const bad = checkKind(b.object, served, group);
         if (bad) return fail(bad);
+        const fv = fieldValidationOf(q, 'CreateOptions');
+        if (typeof fv !== 'string') return fail(fv);
+        const fw = validateFields(b.object as unknown as Record<string, unknown>, served, group, fv, false);
+        if (!Array.isArray(fw)) return fail(fw);
         const ns = b.object.metadata?.namespace;
         if (served.namespaced && ns !== undefined && ns !== '' && ns !== rp.namespace) {
           return fail(badRequest(`the namespace of the provided object (${ns}) does not match the namespace sent on the request (${rp.namespace ?? ''})`));
         }
-        return api({ type: 'ApiCreate', ...target, object: b.object, ...dryOpt });
+        return api({ type: 'ApiCreate', ...target, object: b.object, ...dryOpt }, fw);
       }
       case 'DELETE':
         return fail(methodNotAllowed(method, `${what}: deletecollection is not served by podsim; delete objects one by one (kubectl delete --all does)`));
@@ -591,11 +634,19 @@ function resourceOutcome(req: HttpRequestIn, method: string, q: URLSearchParams,
       if (CREATE_ONLY.has(subresource)) return fail(methodNotAllowed(method, `${what}/${subresource}`));
       const b = objectBody(req);
       if ('kind' in b) return fail(b);
-      if (subresource === undefined) {
-        const bad = checkKind(b.object, served, group);
-        if (bad) return fail(bad);
+      let fw: string[] = [];
+      if (subresource === undefined || subresource === 'status') {
+        if (subresource === undefined) {
+          const bad = checkKind(b.object, served, group);
+          if (bad) return fail(bad);
+        }
+        const fv = fieldValidationOf(q, 'UpdateOptions');
+        if (typeof fv !== 'string') return fail(fv);
+        const r = validateFields(b.object as unknown as Record<string, unknown>, served, group, fv, false);
+        if (!Array.isArray(r)) return fail(r);
+        fw = r;
       }
-      return api({ type: 'ApiUpdate', ...target, name, ...sub, object: b.object, ...dryOpt });
+      return api({ type: 'ApiUpdate', ...target, name, ...sub, object: b.object, ...dryOpt }, fw);
     }
     case 'PATCH': {
       if (CREATE_ONLY.has(subresource)) return fail(methodNotAllowed(method, `${what}/${subresource}`));
@@ -611,6 +662,14 @@ function resourceOutcome(req: HttpRequestIn, method: string, q: URLSearchParams,
         const bad = checkKind(d.value as unknown as KubeObject, served, group);
         if (bad) return fail(bad);
       }
+      let fw: string[] = [];
+      if (patchType !== 'json' && (subresource === undefined || subresource === 'status')) {
+        const fv = fieldValidationOf(q, 'PatchOptions');
+        if (typeof fv !== 'string') return fail(fv);
+        const r = validateFields(d.value as Record<string, unknown>, served, group, fv, patchType !== 'apply');
+        if (!Array.isArray(r)) return fail(r);
+        fw = r;
+      }
       const fm = q.get('fieldManager');
       return api({
         type: 'ApiPatch',
@@ -622,7 +681,7 @@ function resourceOutcome(req: HttpRequestIn, method: string, q: URLSearchParams,
         ...(fm ? { fieldManager: fm } : {}),
         ...(flag(q, 'force') ? { force: true } : {}),
         ...dryOpt,
-      });
+      }, fw);
     }
     case 'DELETE': {
       if (subresource !== undefined) return fail(methodNotAllowed(method, `${what}/${subresource}`));

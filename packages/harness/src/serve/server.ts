@@ -143,6 +143,8 @@ export async function startServer(plan: ServePlan, opts: ServeOptions = {}): Pro
         return;
       case 'api': {
         const r = await gateway.request(outcome.request);
+        // RFC 7234 warn-code 299, as the apiserver's `warning.AddWarning` writes them.
+        if (outcome.warnings) res.setHeader('Warning', outcome.warnings.map((w) => `299 - ${JSON.stringify(w)}`));
         write(res, head, r.code, r.body, outcome.format);
         return;
       }
