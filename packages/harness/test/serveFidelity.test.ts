@@ -293,3 +293,26 @@ test('a manifest typo is refused (Strict, kubectl\'s default), warned about (--v
   t.is(bad.code, 1);
   t.regex(bad.stderr, /strict decoding error: unknown field "spec.terminationGracePeriodSecond"/);
 });
+
+test('kubectl explain reads the OpenAPI v3 schemas generated from podsim\'s type table: a field\'s type and description, --recursive', async (t) => {
+  const k = client(t);
+  const field = await k.run(['explain', 'pod.spec.terminationGracePeriodSeconds']);
+  t.is(field.code, 0, field.stderr);
+  t.regex(field.stdout, /^KIND:\s+Pod\nVERSION:\s+v1\n\nFIELD: terminationGracePeriodSeconds <integer>\n/);
+  t.regex(field.stdout, /DESCRIPTION:\n\s+Seconds the pod gets to stop gracefully once it is deleted/);
+  const rec = await k.run(['explain', 'deployment.spec', '--recursive']);
+  t.is(rec.code, 0, rec.stderr);
+  t.regex(rec.stdout, /GROUP:\s+apps\nKIND:\s+Deployment/);
+  t.regex(rec.stdout, /\n {2}replicas\t<integer>\n/);
+  t.regex(rec.stdout, /\n {6}terminationGracePeriodSeconds\t<integer>\n/);
+  // Every served kind of every group version has its schema, found by group-version-kind.
+  for (const [path, kinds] of [
+    ['api/v1', ['Pod', 'Node', 'Namespace', 'Event']],
+    ['apis/apps/v1', ['Deployment', 'ReplicaSet']],
+    ['apis/policy/v1', ['PodDisruptionBudget']],
+  ] as const) {
+    const doc = (await (await fetch(`${server.url}/openapi/v3/${path}`)).json()) as { components: { schemas: Record<string, { 'x-kubernetes-group-version-kind'?: { kind: string }[] }> } };
+    const found = Object.values(doc.components.schemas).flatMap((s) => (s['x-kubernetes-group-version-kind'] ?? []).map((g) => g.kind));
+    for (const kind of kinds) t.true(found.includes(kind), `${path} ${kind}`);
+  }
+});

@@ -5,6 +5,7 @@
  * `pkg/endpoints/discovery` (legacy) and the aggregated format of k8s.io/api/apidiscovery/v2;
  * shapes and required fields are those of shared/spec/kubectl-rest.md §1, §2, §7.1.
  */
+import { componentSchemas } from './openapi.js';
 import type { ResourceName, Subresource } from '@podsim/api';
 
 /** One served resource, as discovery describes it. */
@@ -265,7 +266,8 @@ export function openApiV3Root(): unknown {
 }
 
 /**
- * `GET /openapi/v3/api/v1` / `/openapi/v3/apis/apps/v1`: a stub with one PATCH operation per
+ * `GET /openapi/v3/api/v1` / `/openapi/v3/apis/apps/v1`: the kinds' `components.schemas`
+ * (openapi.ts, for `kubectl explain`) and one PATCH operation per
  * kind carrying `x-kubernetes-group-version-kind` and a `fieldValidation` parameter. That is what
  * kubectl's QueryParamVerifierV3 looks for: it then trusts server-side validation
  * (`fieldValidation=Strict`) instead of downloading `/openapi/v2` (spec §7.1). Undefined for
@@ -290,5 +292,7 @@ export function openApiV3Doc(path: string): unknown {
       },
     };
   }
-  return { openapi: '3.0.0', info: { title: 'Kubernetes (podsim)', version: VERSION_INFO.gitVersion }, paths };
+  // The kinds' schemas (openapi.ts), so kubectl explain finds them by x-kubernetes-group-version-kind.
+  const components = { schemas: componentSchemas(group, [...new Set(groupResources(group).map((r) => r.kind))]) };
+  return { openapi: '3.0.0', info: { title: 'Kubernetes (podsim)', version: VERSION_INFO.gitVersion }, paths, components };
 }
