@@ -28,7 +28,7 @@ const fieldsOf = new Map<string, ReadonlyMap<string, FieldType>>();
 
 /** JSON name → type of every field of `key`, embedded (`...`) structs inlined. */
 function fields(key: string): ReadonlyMap<string, FieldType> {
-  let f = fieldsOf.get(key);
+  const f = fieldsOf.get(key);
   if (f) return f;
   const m = new Map<string, FieldType>();
   for (const text of Object.values(PROTO_MESSAGES[key] ?? {})) {
@@ -75,9 +75,13 @@ export function pruneUnknownFields(obj: Record<string, unknown>, rootKey: string
       if (!ft.message) continue;
       const v = o[k];
       const msg = ft.message;
-      if (ft.repeated && Array.isArray(v)) v.forEach((e, i) => isObject(e) && walk(e, msg, `${p}[${i}]`, false));
-      else if (ft.map && isObject(v)) for (const [mk, mv] of Object.entries(v)) isObject(mv) && walk(mv, msg, `${p}[${mk}]`, false);
-      else if (isObject(v)) walk(v, msg, p, false);
+      if (ft.repeated && Array.isArray(v)) {
+        v.forEach((e, i) => {
+          if (isObject(e)) walk(e, msg, `${p}[${i}]`, false);
+        });
+      } else if (ft.map && isObject(v)) {
+        for (const [mk, mv] of Object.entries(v)) if (isObject(mv)) walk(mv, msg, `${p}[${mk}]`, false);
+      } else if (isObject(v)) walk(v, msg, p, false);
     }
   };
   walk(obj, rootKey, '', true);
