@@ -254,15 +254,19 @@ export function apiResourceList(group: string): unknown {
   return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: groupVersion(group), resources };
 }
 
-/** `GET /openapi/v3`: where each group-version's document is. */
+/** The groups podsim serves, core ('') first. */
+function servedGroups(): string[] {
+  return ['', ...new Set(SERVED_RESOURCES.map((r) => r.group).filter((g) => g !== ''))];
+}
+
+/** `GET /openapi/v3`: where each group-version's document is (one per served group). */
 export function openApiV3Root(): unknown {
-  return {
-    paths: {
-      'api/v1': { serverRelativeURL: '/openapi/v3/api/v1' },
-      'apis/apps/v1': { serverRelativeURL: '/openapi/v3/apis/apps/v1' },
-      'apis/policy/v1': { serverRelativeURL: '/openapi/v3/apis/policy/v1' },
-    },
-  };
+  const paths: Record<string, unknown> = {};
+  for (const g of servedGroups()) {
+    const p = g === '' ? 'api/v1' : `apis/${g}/v1`;
+    paths[p] = { serverRelativeURL: `/openapi/v3/${p}` };
+  }
+  return { paths };
 }
 
 /**
@@ -274,7 +278,7 @@ export function openApiV3Root(): unknown {
  * other paths.
  */
 export function openApiV3Doc(path: string): unknown {
-  const group = path === 'api/v1' ? '' : path === 'apis/apps/v1' ? 'apps' : path === 'apis/policy/v1' ? 'policy' : undefined;
+  const group = servedGroups().find((g) => (g === '' ? 'api/v1' : `apis/${g}/v1`) === path);
   if (group === undefined) return undefined;
   const paths: Record<string, unknown> = {};
   for (const r of groupResources(group)) {
