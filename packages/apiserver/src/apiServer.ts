@@ -39,8 +39,10 @@ import { DEFAULT_EPOCH_UNIX_SECONDS, Clock as ClockClass } from '@podsim/api';
 import { decodeDeleteOptions, decodeTyped } from './decode.js';
 import { admitPodCreate, setDefaultsDeployment, setDefaultsNamespace, setDefaultsPod, setDefaultsReplicaSet } from './defaults.js';
 import {
+  field,
   isStatus,
   newBadRequest,
+  newInvalid,
   newForbidden,
   newMethodNotSupported,
   newNotFound,
@@ -49,7 +51,8 @@ import {
   successStatus,
 } from './errors.js';
 import { deepClone, isPlainObject } from './objects.js';
-import { type PatchKind, applyPatch, isPatchError } from './patch.js';
+import { type PatchKind, MERGE_KEYS, applyPatch, isPatchError } from './patch.js';
+import { applyOwnership } from './fieldManager.js';
 import { toTable } from './printers.js';
 import { createBinding } from './registry/podBinding.js';
 import { createEviction } from './registry/podEviction.js';
@@ -517,6 +520,17 @@ export class ApiServer {
     if (req.subresource === 'finalize' && e.finalizeStore) return fail(newMethodNotSupported({ group: '', resource: 'namespaces/finalize' }, 'patch'));
     const store = this.storeFor(e, req.subresource);
     if (isStatus(store)) return fail(store);
+    // Server-side apply's field ownership (fieldManager.ts): a manager is required.
+    const manager = req.fieldManager;
+    // ValidatePatchOptions: kubectl defaults it to "kubectl"; other clients must set it.
+    if (kind === 'apply' && !manager) return fail(newInvalid({ group: 'meta.k8s.io', kind: 'PatchOptions' }, '', [field.required('fieldManager', 'is required for apply patch')]));
+    const own = (live: KubeObject | undefined, obj: KubeObject): Status | undefined => {
+      if (kind !== 'apply' || req.subresource) return undefined;
+      const mf = applyOwnership(live, req.patch, manager!, req.force ?? false, e.store.opts.apiVersion, rctx.clock.format(rctx.now), MERGE_KEYS);
+      if (isStatus(mf)) return mf;
+      obj.metadata.managedFields = mf as NonNullable<KubeObject['metadata']['managedFields']>;
+      return undefined;
+    };
     // Server-side apply of an object that does not exist yet creates it.
     if (kind === 'apply' && !req.subresource) {
       const key = store.keyFunc(rctx, req.name);
@@ -529,6 +543,8 @@ export class ApiServer {
         const adm = this.admitNamespace(e, rctx, obj, req.name);
         if (adm) return fail(adm);
         if (req.resource === 'pods') admitPodCreate(obj as Pod);
+        const conflict = own(undefined, obj);
+        if (conflict) return fail(conflict);
         const out = store.create(rctx, obj, req.dryRun, true);
         return isStatus(out) ? fail(out) : result(201, out);
       }
@@ -541,7 +557,9 @@ export class ApiServer {
           // patcher.applyPatch: make sure we actually have a persisted currentObject.
           if (!existing.metadata.uid) return newNotFound(e.store.opts.resource, req.name);
           const patched = this.applyPatchTo(kind, existing, req.patch, req.name, rctx);
-          return isStatus(patched) ? patched : this.decode(e, patched, 'patch', req.name);
+          const decoded = isStatus(patched) ? patched : this.decode(e, patched, 'patch', req.name);
+          if (isStatus(decoded)) return decoded;
+          return own(existing, decoded) ?? decoded;
         },
       },
       req.dryRun,

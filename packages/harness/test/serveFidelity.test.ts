@@ -316,3 +316,38 @@ test('kubectl explain reads the OpenAPI v3 schemas generated from podsim\'s type
     for (const kind of kinds) t.true(found.includes(kind), `${path} ${kind}`);
   }
 });
+
+// ---- item 3: server-side apply field ownership -------------------------------------------------
+
+test('server-side apply records managedFields per manager; a second manager changing an owned field conflicts unless --force-conflicts', async (t) => {
+  const k = client(t);
+  const d = (replicas: number) => ({
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'ssa' },
+    spec: { replicas, selector: { matchLabels: { app: 'ssa' } }, template: { metadata: { labels: { app: 'ssa' } }, spec: { containers: [{ name: 'c', image: 'nginx:1.21' }] } } },
+  });
+  const alice = await k.run(['apply', '--server-side', '--field-manager=alice', '-f', manifest('ssa-2.json', d(2))]);
+  t.is(alice.code, 0, alice.stderr);
+  t.is(alice.stdout.trim(), 'deployment.apps/ssa serverside-applied');
+  const managed = async () =>
+    (JSON.parse((await k.run(['get', 'deployment', 'ssa', '-o', 'json', '--show-managed-fields'])).stdout) as { metadata: { managedFields?: { manager: string; operation: string; fieldsV1: Record<string, unknown> }[] } }).metadata.managedFields ?? [];
+  const first = await managed();
+  t.deepEqual(first.map((m) => [m.manager, m.operation]), [['alice', 'Apply']]);
+  t.like(first[0].fieldsV1, { 'f:spec': { 'f:replicas': {}, 'f:template': { 'f:spec': { 'f:containers': { 'k:{"name":"c"}': { '.': {}, 'f:image': {} } } } } } });
+  // kubectl hides managedFields unless asked.
+  t.notRegex((await k.run(['get', 'deployment', 'ssa', '-o', 'yaml'])).stdout, /managedFields/);
+
+  const bob = await k.run(['apply', '--server-side', '--field-manager=bob', '-f', manifest('ssa-3.json', d(3))]);
+  t.is(bob.code, 1);
+  t.regex(bob.stderr, /Apply failed with 1 conflict: conflict with "alice": \.spec\.replicas/);
+  // The same value is shared ownership, not a conflict.
+  t.is((await k.run(['apply', '--server-side', '--field-manager=carol', '-f', manifest('ssa-2b.json', d(2))])).code, 0);
+  const forced = await k.run(['apply', '--server-side', '--field-manager=bob', '--force-conflicts', '-f', manifest('ssa-3.json', d(3))]);
+  t.is(forced.code, 0, forced.stderr);
+  t.is((await k.run(['get', 'deployment', 'ssa', '-o', 'jsonpath={.spec.replicas}'])).stdout, '3');
+  const after = await managed();
+  const owns = (m: string) => 'f:replicas' in ((after.find((e) => e.manager === m)?.fieldsV1['f:spec'] ?? {}) as Record<string, unknown>);
+  t.true(owns('bob'));
+  t.false(owns('alice'), 'the forced apply took .spec.replicas from alice');
+});
