@@ -9,6 +9,7 @@ export * from './behavior.js';
 export * from './quantity.js';
 export * from './equality.js';
 export * from './labels.js';
+export * from './eventCorrelator.js';
 export * from './k8s/meta.js';
 export * from './k8s/core.js';
 export * from './k8s/apps.js';

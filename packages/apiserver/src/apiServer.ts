@@ -41,8 +41,10 @@ import { DEFAULT_EPOCH_UNIX_SECONDS, Clock as ClockClass } from '@podsim/api';
 import { decodeDeleteOptions, decodeTyped } from './decode.js';
 import { admitPodCreate, setDefaultsDeployment, setDefaultsNamespace, setDefaultsPod, setDefaultsReplicaSet } from './defaults.js';
 import {
+  field,
   isStatus,
   newBadRequest,
+  newInvalid,
   newForbidden,
   newMethodNotSupported,
   newNotFound,
@@ -51,7 +53,8 @@ import {
   successStatus,
 } from './errors.js';
 import { deepClone, isPlainObject } from './objects.js';
-import { type PatchKind, applyPatch, isPatchError } from './patch.js';
+import { type PatchKind, MERGE_KEYS, applyPatch, isPatchError } from './patch.js';
+import { applyOwnership } from './fieldManager.js';
 import { toTable } from './printers.js';
 import { createBinding } from './registry/podBinding.js';
 import { createEviction } from './registry/podEviction.js';
@@ -93,7 +96,15 @@ export interface ApiServerConfig {
    * the store; with this on it throws instead. For tests.
    */
   readonly freezeObjects?: boolean;
+  /**
+   * `--event-ttl` in virtual seconds (default 3600): an Event is deleted this long after its
+   * last write (etcd's lease, renewed by each write through the event registry's TTLFunc).
+   */
+  readonly eventTtlSeconds?: number;
 }
+
+/** kube-apiserver's default `--event-ttl` (1 h). */
+export const DEFAULT_EVENT_TTL_SECONDS = 3600;
 
 /** A resource the server serves. */
 interface ResourceEntry {
@@ -148,12 +159,17 @@ export class ApiServer {
   /** Virtual µs of the request being handled (watch Tables are printed at this time). */
   private now = 0;
   private observer: WriteObserver | undefined;
+  /** Event writes in time order: (expiry µs, key, rv of that write). The TTL is constant, so FIFO. */
+  private readonly eventExpiries: Array<{ atUs: number; key: string; rv: number }> = [];
+  private eventExpiryHead = 0;
+  private readonly eventTtlUs: number;
 
   constructor(
     readonly config: ApiServerConfig = {},
     epochUnixSeconds: number = DEFAULT_EPOCH_UNIX_SECONDS,
   ) {
     this.clock = new ClockClass(epochUnixSeconds);
+    this.eventTtlUs = (config.eventTtlSeconds ?? DEFAULT_EVENT_TTL_SECONDS) * 1_000_000;
     this.storage = new MemoryStorage(config.historySize ?? DEFAULT_HISTORY_SIZE, config.freezeObjects ?? false);
     this.storage.onEvent((ev) => this.onStorageEvent(ev));
     const mk = <T extends KubeObject>(o: Omit<StoreOptions<T>, 'enableGarbageCollection'>) =>
@@ -269,12 +285,14 @@ export class ApiServer {
     const resource = KIND_OF_PREFIX[ev.prefix];
     if (!resource) throw new Error(`storage event for unknown prefix ${ev.prefix}`);
     this.observer?.(ev, resource);
+    if (resource === 'events' && ev.type !== 'DELETED') this.eventExpiries.push({ atUs: this.now + this.eventTtlUs, key: ev.key, rv: ev.rv });
     if (this.cacher.size > 0) for (const d of this.cacher.dispatch(ev, resource, this.now, this.clock)) this.outbox.push(d);
   }
 
   /** Handles one request from `client` at `rctx.now`. */
   handle(req: ApiRequest, client: ActorId, rctx: RequestContext): ApiResult {
     this.now = rctx.now;
+    this.expireEvents();
     switch (req.type) {
       case 'ApiGet':
         return this.get(req, rctx);
@@ -295,6 +313,25 @@ export class ApiServer {
         return result(200, successStatus(200));
       default:
         return fail(newBadRequest(`unknown request type ${JSON.stringify((req as { type?: unknown }).type)}`));
+    }
+  }
+
+  /**
+   * Deletes the Events whose TTL has passed by now (etcd expires the lease; watchers see
+   * DELETED). Checked when a request arrives, so an expiry lands at the first request after its
+   * due time — every list or get sees only live Events.
+   */
+  private expireEvents(): void {
+    const q = this.eventExpiries;
+    while (this.eventExpiryHead < q.length && q[this.eventExpiryHead].atUs <= this.now) {
+      const { key, rv } = q[this.eventExpiryHead++];
+      const cur = this.storage.get(key);
+      // A later write renewed the lease: its own entry comes later in the queue.
+      if (cur && Number(cur.metadata.resourceVersion) === rv) this.storage.delete(key, undefined, undefined);
+    }
+    if (this.eventExpiryHead > 1024 && this.eventExpiryHead * 2 > q.length) {
+      q.splice(0, this.eventExpiryHead);
+      this.eventExpiryHead = 0;
     }
   }
 
@@ -499,6 +536,17 @@ export class ApiServer {
     if (req.subresource === 'finalize' && e.finalizeStore) return fail(newMethodNotSupported({ group: '', resource: 'namespaces/finalize' }, 'patch'));
     const store = this.storeFor(e, req.subresource);
     if (isStatus(store)) return fail(store);
+    // Server-side apply's field ownership (fieldManager.ts): a manager is required.
+    const manager = req.fieldManager;
+    // ValidatePatchOptions: kubectl defaults it to "kubectl"; other clients must set it.
+    if (kind === 'apply' && !manager) return fail(newInvalid({ group: 'meta.k8s.io', kind: 'PatchOptions' }, '', [field.required('fieldManager', 'is required for apply patch')]));
+    const own = (live: KubeObject | undefined, obj: KubeObject): Status | undefined => {
+      if (kind !== 'apply' || req.subresource) return undefined;
+      const mf = applyOwnership(live, req.patch, manager!, req.force ?? false, e.store.opts.apiVersion, rctx.clock.format(rctx.now), MERGE_KEYS);
+      if (isStatus(mf)) return mf;
+      obj.metadata.managedFields = mf as NonNullable<KubeObject['metadata']['managedFields']>;
+      return undefined;
+    };
     // Server-side apply of an object that does not exist yet creates it.
     if (kind === 'apply' && !req.subresource) {
       const key = store.keyFunc(rctx, req.name);
@@ -511,6 +559,8 @@ export class ApiServer {
         const adm = this.admitNamespace(e, rctx, obj, req.name);
         if (adm) return fail(adm);
         if (req.resource === 'pods') admitPodCreate(obj as Pod);
+        const conflict = own(undefined, obj);
+        if (conflict) return fail(conflict);
         const out = store.create(rctx, obj, req.dryRun, true);
         return isStatus(out) ? fail(out) : result(201, out);
       }
@@ -523,7 +573,9 @@ export class ApiServer {
           // patcher.applyPatch: make sure we actually have a persisted currentObject.
           if (!existing.metadata.uid) return newNotFound(e.store.opts.resource, req.name);
           const patched = this.applyPatchTo(kind, existing, req.patch, req.name, rctx);
-          return isStatus(patched) ? patched : this.decode(e, patched, 'patch', req.name);
+          const decoded = isStatus(patched) ? patched : this.decode(e, patched, 'patch', req.name);
+          if (isStatus(decoded)) return decoded;
+          return own(existing, decoded) ?? decoded;
         },
       },
       req.dryRun,

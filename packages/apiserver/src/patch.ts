@@ -153,7 +153,7 @@ export function jsonPatch(target: unknown, patch: unknown): unknown | PatchError
 // ---- strategic merge patch ----------------------------------------------------------------------
 
 /** patchMergeKey of each list field that merges (`patchStrategy:"merge"`) in the types podsim serves. */
-const MERGE_KEYS: Readonly<Record<string, string>> = {
+export const MERGE_KEYS: Readonly<Record<string, string>> = {
   containers: 'name',
   initContainers: 'name',
   ephemeralContainers: 'name',

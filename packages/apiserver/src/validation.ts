@@ -25,7 +25,7 @@ import type {
 import { FINALIZER_DELETE_DEPENDENTS, FINALIZER_ORPHAN_DEPENDENTS, parseQuantity, quantityMilliValue } from '@podsim/api';
 import { type FieldError, field, quote } from './errors.js';
 import { semanticEqual } from './objects.js';
-import { labelSelectorAsSelector, labelsMatch, validateLabelKey, validateLabelValue } from '@podsim/api';
+import { labelSelectorAsSelector, labelsMatch, validateLabelKey } from '@podsim/api';
 
 // ---- names (k8s.io/apimachinery/pkg/util/validation) -----------------------------------------
 
@@ -73,14 +73,87 @@ export const validatePathSegmentName: NameFn = (name, prefix) => {
 
 // ---- object meta (apimachinery pkg/api/validation/objectmeta.go) -------------------------------
 
+const QUALIFIED_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
+const QUALIFIED_NAME_MSG =
+  "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
+const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
+
+/**
+ * `validation.IsQualifiedName` (apimachinery pkg/util/validation): an optional DNS-subdomain
+ * prefix and `/`, then a name part of at most 63 characters. Error messages (empty = valid).
+ */
+export function isQualifiedName(value: string): string[] {
+  const errs: string[] = [];
+  const parts = value.split('/');
+  let name: string;
+  if (parts.length === 1) name = parts[0];
+  else if (parts.length === 2) {
+    const prefix = parts[0];
+    name = parts[1];
+    if (prefix.length === 0) errs.push('prefix part must be non-empty');
+    else for (const m of isDNS1123Subdomain(prefix)) errs.push(`prefix part ${m}`);
+  } else {
+    return [`a qualified name ${QUALIFIED_NAME_MSG} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`];
+  }
+  if (name.length === 0) errs.push('name part must be non-empty');
+  else if (name.length > 63) errs.push('name part must be no more than 63 characters');
+  if (!QUALIFIED_NAME.test(name)) errs.push(`name part ${QUALIFIED_NAME_MSG}`);
+  return errs;
+}
+
+/** `validation.IsValidLabelValue`: at most 63 characters of the label-value alphabet. */
+export function isValidLabelValue(v: string): string[] {
+  const errs: string[] = [];
+  if (v.length > 63) errs.push('must be no more than 63 characters');
+  if (!LABEL_VALUE.test(v)) {
+    errs.push(
+      "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')",
+    );
+  }
+  return errs;
+}
+
+/** `ValidateLabels` (apimachinery pkg/apis/meta/v1/validation): qualified-name keys, label values. */
 function validateLabels(labels: Record<string, string> | undefined, path: string): FieldError[] {
   const errs: FieldError[] = [];
   for (const [k, v] of Object.entries(labels ?? {})) {
-    const ke = validateLabelKey(k);
-    if (ke) errs.push(field.invalid(path, k, ke));
-    const ve = validateLabelValue(v);
-    if (ve) errs.push(field.invalid(path, v, ve));
+    for (const m of isQualifiedName(k)) errs.push(field.invalid(path, k, m));
+    for (const m of isValidLabelValue(v)) errs.push(field.invalid(path, v, m));
   }
+  return errs;
+}
+
+/** UTF-8 byte length of a JS string (Go's `len(string)`). */
+function utf8Length(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+      n += 4;
+      i++;
+    } else n += 3;
+  }
+  return n;
+}
+
+/** `TotalAnnotationSizeLimitB`: keys and values of one object's annotations, in bytes (256 KiB). */
+export const TOTAL_ANNOTATION_SIZE_LIMIT_B = 256 * 1024;
+
+/**
+ * `ValidateAnnotations` (apimachinery pkg/api/validation/objectmeta.go): each key a qualified
+ * name (case-insensitive), and the keys' and values' UTF-8 bytes together at most 262,144
+ * (`metadata.annotations: Too long: must have at most 262144 bytes`).
+ */
+export function validateAnnotations(annotations: Record<string, string> | undefined, path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  let total = 0;
+  for (const [k, v] of Object.entries(annotations ?? {})) {
+    for (const m of isQualifiedName(k.toLowerCase())) errs.push(field.invalid(path, k, m));
+    total += utf8Length(k) + (typeof v === 'string' ? utf8Length(v) : 0);
+  }
+  if (total > TOTAL_ANNOTATION_SIZE_LIMIT_B) errs.push(field.tooLong(path, '', TOTAL_ANNOTATION_SIZE_LIMIT_B));
   return errs;
 }
 
@@ -131,6 +204,7 @@ export function validateObjectMeta(meta: ObjectMeta, requiresNamespace: boolean,
   }
   if ((meta.generation ?? 0) < 0) errs.push(field.invalid(`${path}.generation`, meta.generation, 'must be greater than or equal to 0'));
   errs.push(...validateLabels(meta.labels, `${path}.labels`));
+  errs.push(...validateAnnotations(meta.annotations, `${path}.annotations`));
   errs.push(...validateFinalizers(meta.finalizers, `${path}.finalizers`));
   return errs;
 }
@@ -164,6 +238,7 @@ export function validateObjectMetaUpdate(n: ObjectMeta, o: ObjectMeta, path = 'm
   errs.push(...immutable(n.deletionTimestamp, o.deletionTimestamp, `${path}.deletionTimestamp`));
   errs.push(...immutable(n.deletionGracePeriodSeconds, o.deletionGracePeriodSeconds, `${path}.deletionGracePeriodSeconds`));
   errs.push(...validateLabels(n.labels, `${path}.labels`));
+  errs.push(...validateAnnotations(n.annotations, `${path}.annotations`));
   return errs;
 }
 

@@ -445,11 +445,15 @@ test('nodes are cluster-scoped: create ignores a namespace; status subresource k
 
 test('server-side apply creates a missing object (201) and merges into an existing one (200)', (t) => {
   const h = new Harness();
-  const first = h.req({ type: 'ApiPatch', resource: 'deployments', namespace: 'default', name: 'web', patchType: 'apply', patch: deployment() });
+  const first = h.req({ type: 'ApiPatch', resource: 'deployments', namespace: 'default', name: 'web', patchType: 'apply', fieldManager: 'kubectl', patch: deployment() });
   t.is(first.code, 201);
-  const second = h.req({ type: 'ApiPatch', resource: 'deployments', namespace: 'default', name: 'web', patchType: 'apply', patch: { ...deployment(), spec: { ...deployment().spec, replicas: 4 } } });
+  const second = h.req({ type: 'ApiPatch', resource: 'deployments', namespace: 'default', name: 'web', patchType: 'apply', fieldManager: 'kubectl', patch: { ...deployment(), spec: { ...deployment().spec, replicas: 4 } } });
   t.is(second.code, 200);
   t.is((second.body as Deployment).spec.replicas, 4);
+  // ValidatePatchOptions: an apply needs a fieldManager.
+  const anon = h.req({ type: 'ApiPatch', resource: 'deployments', namespace: 'default', name: 'web', patchType: 'apply', patch: deployment() });
+  t.is(anon.code, 422);
+  t.is((anon.body as Status).message, 'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch');
 });
 
 test('PATCH of a missing object → 404; PATCH renaming the object → 400', (t) => {

@@ -8,10 +8,13 @@
  * name one nanosecond apart (client-go's would collide and the second create would fail with
  * AlreadyExists; podsim keeps both).
  *
- * Not modelled: the EventCorrelator's aggregation and spam filter (events_cache.go), the
- * broadcaster's 1000-deep channel.
+ * client-go's EventCorrelator (`@podsim/api` eventCorrelator.ts, events_cache.go) runs first, per
+ * recorder: a repeat becomes a merge patch of the first Event (count + 1, lastTimestamp,
+ * message; a create again if it is gone), more than 10 similar ones in 10 minutes one
+ * "(combined from similar events)" Event, and spam is dropped. Not modelled: the broadcaster's
+ * 1000-deep channel and the sink's 12 retries.
  */
-import type { ApiResult, Event, KubeObject } from '@podsim/api';
+import { EventCorrelator, eventName, type ApiResult, type Event, type KubeObject } from '@podsim/api';
 import type { ApiClient } from './client.js';
 import type { ControllerEnv } from './env.js';
 
@@ -25,8 +28,9 @@ export interface EventSubject {
 }
 
 export class ControllerEventRecorder {
-  /** Last (name, unix-ns) handed out, so names stay unique within one µs. */
+  /** Last unix-ns handed out, so names stay unique within one µs. */
   private lastNs = -1n;
+  private readonly correlator = new EventCorrelator();
 
   /**
    * @param component `source.component` (e.g. `replicaset-controller`, `node-controller`).
@@ -39,18 +43,17 @@ export class ControllerEventRecorder {
     readonly component: string,
   ) {}
 
-  /** `Eventf(obj, type, reason, message)`. Fire-and-forget: a failed create is counted, not retried. */
+  /** `Eventf(obj, type, reason, message)`. Fire-and-forget: a failed write is counted, not retried. */
   event(obj: EventSubject, type: EventType, reason: string, message: string): void {
     const ns = obj.metadata.namespace ?? 'default';
     const name = obj.metadata.name ?? 'object';
     const ts = this.env.clock.format(this.env.now);
-    let ns64 = (BigInt(this.env.clock.epochUnixSeconds) * 1_000_000n + BigInt(this.env.now)) * 1000n;
-    if (ns64 <= this.lastNs) ns64 = this.lastNs + 1n;
-    this.lastNs = ns64;
+    const named = eventName(name, this.env.clock.epochUnixSeconds, this.env.now, this.lastNs);
+    this.lastNs = named.ns;
     const ev: Event = {
       apiVersion: 'v1',
       kind: 'Event',
-      metadata: { name: `${name}.${ns64.toString(16)}`, namespace: ns },
+      metadata: { name: named.name, namespace: ns },
       involvedObject: {
         kind: obj.kind,
         namespace: obj.metadata.namespace,
@@ -67,8 +70,20 @@ export class ControllerEventRecorder {
       count: 1,
       type,
     };
-    this.client.send({ type: 'ApiCreate', resource: 'events', namespace: ns, object: ev }, (res: ApiResult) => {
+    const r = this.correlator.correlate(ev, this.env.now, ts, named.name);
+    if (r.skip) {
+      this.env.count('controllers.eventsSpamFiltered');
+      return;
+    }
+    const done = (res: ApiResult) => {
       if (res.code >= 300) this.env.count('controllers.eventsFailed');
-    });
+    };
+    const create = () => this.client.send({ type: 'ApiCreate', resource: 'events', namespace: ns, object: r.event }, done);
+    if (!r.patch) create();
+    else {
+      this.client.send({ type: 'ApiPatch', resource: 'events', namespace: ns, name: r.event.metadata.name!, patchType: 'strategic', patch: r.patch }, (res) =>
+        res.code === 404 ? create() : done(res),
+      );
+    }
   }
 }

@@ -23,7 +23,7 @@ function evictNth(at: number, n: number, label: string): Step {
     at,
     label,
     req: (pods: ReadonlyMap<string, Pod>): ApiRequest => {
-      const names = [...pods.values()].filter((p) => !p.metadata.deletionTimestamp).map((p) => p.metadata.name ?? '').sort();
+      const names = [...pods.values()].filter((p) => !p.metadata.deletionTimestamp && p.status?.phase === 'Running').map((p) => p.metadata.name ?? '').sort();
       const name = names[n];
       return { type: 'ApiCreate', resource: 'pods', namespace: 'default', name, subresource: 'eviction', object: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name, namespace: 'default' } } as never };
     },

@@ -43,6 +43,8 @@ function setup(rs: ReplicaSet, pods: Pod[] = [], burstReplicas?: number) {
   const c = new ReplicaSetController(env, podInf, rsInf, api.client(env), { burstReplicas });
   podInf.replace(pods, '1');
   rsInf.replace([rs], '1');
+  // Events (SuccessfulCreate, …) are answered at once; the tests answer the pod and RS writes.
+  api.auto = (req) => ((req as { resource?: string }).resource === 'events' ? { type: 'ApiResult', code: 201, body: (req as ApiCreate).object } : undefined);
   c.workers.start();
   env.flush();
   return { env, api, c, podInf, rsInf };

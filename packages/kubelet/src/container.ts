@@ -37,6 +37,8 @@ export interface RuntimeContainerStatus {
   readonly imageRef: string;
   readonly restartCount: number;
   readonly podSandboxId: string;
+  /** The `io.kubernetes.container.hash` the container was created with (`kubecontainer.HashContainer` of its spec). */
+  readonly hash?: string;
 }
 
 export interface RuntimeSandboxStatus {

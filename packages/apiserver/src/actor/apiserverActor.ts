@@ -6,7 +6,7 @@
  * (fields in docs/conventions.md). With `serviceTimeUs > 0` requests queue FIFO behind a single
  * processor and are handled when their service time ends; otherwise the answer is instant.
  */
-import type { Actor, ActorContext, ApiRequest, Envelope, Job, Namespace, Pod } from '@podsim/api';
+import { IdGenerator, type Actor, type ActorContext, type ApiRequest, type Envelope, type Job, type Namespace, type Pod } from '@podsim/api';
 import { ApiServer, type ApiServerConfig } from '../apiServer.js';
 import type { RequestContext } from '../registry/strategy.js';
 import type { StorageEvent } from '../storage/interfaces.js';
@@ -24,12 +24,14 @@ const VERBS: Record<string, string> = {
   ApiUnwatch: 'unwatch',
 };
 
-function requestContext(ctx: ActorContext, core: ApiServer): RequestContext {
+/** `eventIds`: Event uids come from their own seeded stream (see {@link RequestContext.eventUuid}). */
+function requestContext(ctx: ActorContext, core: ApiServer, eventIds: IdGenerator): RequestContext {
   return {
     now: ctx.now,
     clock: core.clock,
     newId: (size, alphabet) => ctx.newId(size, alphabet),
     uuid: () => ctx.uuid(),
+    eventUuid: () => eventIds.uuid(),
   };
 }
 
@@ -39,6 +41,7 @@ export function createActor(_id: string, config: unknown): Actor {
   const serviceTimeUs = cfg.serviceTimeUs ?? 0;
   const traceOn = cfg.trace ?? true;
   let core: ApiServer;
+  let eventIds: IdGenerator;
   let current: ActorContext;
   const queue: Envelope[] = [];
   let busy = false;
@@ -99,7 +102,7 @@ export function createActor(_id: string, config: unknown): Actor {
       } as never);
       return;
     }
-    const res = core.handle(req, env.from, requestContext(ctx, core));
+    const res = core.handle(req, env.from, requestContext(ctx, core, eventIds));
     ctx.reply(env, res);
     ctx.count('api.requests');
     if (traceOn && ctx.tracing('api.request')) {
@@ -135,8 +138,9 @@ export function createActor(_id: string, config: unknown): Actor {
     start(ctx) {
       current = ctx;
       core = new ApiServer(cfg, ctx.epochUnixSeconds);
+      eventIds = new IdGenerator(ctx.stream('event-uids'));
       core.onWrite(traceWrite);
-      core.bootstrap(requestContext(ctx, core));
+      core.bootstrap(requestContext(ctx, core, eventIds));
     },
     receive(ctx, env) {
       if (serviceTimeUs <= 0) {

@@ -42,7 +42,7 @@ export function beforeCreate<T extends KubeObject>(strategy: RESTStrategy<T>, rc
   strategy.prepareForCreate(obj, rctx);
   // FillObjectMetaSystemFields
   meta.creationTimestamp = rctx.clock.format(rctx.now);
-  meta.uid = rctx.uuid();
+  meta.uid = strategy.groupKind.kind === 'Event' && rctx.eventUuid ? rctx.eventUuid() : rctx.uuid();
   delete meta.selfLink;
   if (meta.generateName && !meta.name) meta.name = generateName(meta.generateName, rctx);
   delete meta.clusterName;

@@ -17,6 +17,12 @@ export interface RequestContext {
   newId(size: number, alphabet: string): string;
   /** Seeded UUID (ctx.uuid). */
   uuid(): string;
+  /**
+   * Seeded UUID for a new Event, from a stream of its own: recording an Event (which upstream
+   * does on many paths) then does not shift the uids and generated names of every later object.
+   * Falls back to {@link uuid}.
+   */
+  eventUuid?(): string;
   /** `genericapirequest.NamespaceFrom(ctx)`; undefined for cluster-scoped and all-namespace requests. */
   readonly namespace?: string;
 }

@@ -5,6 +5,7 @@
  * Not modelled: Events, the rollback annotation, the uncached owner re-GET on adoption;
  * `deletePod` reads the cache where upstream LISTs ReplicaSets from the apiserver.
  */
+import { ControllerEventRecorder } from '../events.js';
 import type { Deployment, Pod, ReplicaSet } from '@podsim/api';
 import { labelSelectorAsSelector, labelsMatch, selectorEmpty } from '@podsim/api';
 import type { ApiClient } from '../client.js';
@@ -27,6 +28,8 @@ export interface DeploymentControllerOptions {
 
 export class DeploymentController {
   readonly workers: Workers;
+  /** `dc.eventRecorder` (component `deployment-controller`): ScalingReplicaSet, FailedCreate. */
+  readonly recorder: ControllerEventRecorder;
 
   constructor(
     readonly env: ControllerEnv,
@@ -36,6 +39,7 @@ export class DeploymentController {
     readonly client: ApiClient,
     opts: DeploymentControllerOptions = {},
   ) {
+    this.recorder = new ControllerEventRecorder(env, client, 'deployment-controller');
     this.workers = new Workers(env, opts.workers ?? CONCURRENT_DEPLOYMENT_SYNCS, (key) => this.syncDeployment(key), client.sender);
     dInformer.addIndexer(NAMESPACE_INDEX, namespaceIndexFunc);
     rsInformer.addIndexer(CONTROLLER_UID_INDEX, controllerUidIndexFunc);

@@ -161,7 +161,11 @@ export function* getNewReplicaSet(
       setDeploymentCondition(status, newDeploymentCondition(DEPLOYMENT_PROGRESSING, 'False', FAILED_RS_CREATE_REASON, msg, now));
       yield* updateDeploymentStatus(d);
     }
+    dc.recorder.event(deploymentSubject(d), 'Warning', FAILED_RS_CREATE_REASON, `Failed to create new replica set "${name}": ${syncErrorOf(res, 'create').message}`);
     return { err: syncErrorOf(res, 'create replicaset') };
+  }
+  if (!alreadyExists && replicasCount > 0) {
+    dc.recorder.event(deploymentSubject(d), 'Normal', 'ScalingReplicaSet', `Scaled up replica set ${created.metadata.name ?? ''} to ${replicasCount}`);
   }
   if (!alreadyExists) {
     dc.env.trace('controller.deployment.newRS', `${d.metadata.namespace}/${d.metadata.name} created replicaset ${created.metadata.name} (replicas ${replicasCount})`, {
@@ -189,6 +193,11 @@ export function* scaleReplicaSetAndRecordEvent(dc: DeploymentController, rs: Rep
   return yield* scaleReplicaSet(dc, rs, newScale, d, rsReplicas(rs) < newScale ? 'up' : 'down');
 }
 
+/** The Deployment as an Event's involvedObject (informer objects may lack their TypeMeta). */
+function deploymentSubject(d: Deployment) {
+  return { apiVersion: 'apps/v1', kind: 'Deployment', metadata: d.metadata };
+}
+
 /** `scaleReplicaSet`: PUT the RS with the new size and the replica annotations. */
 export function* scaleReplicaSet(dc: DeploymentController, rs: ReplicaSet, newScale: number, d: Deployment, op: string): Sync<{ scaled: boolean; rs: ReplicaSet; err?: SyncError }> {
   const sizeNeedsUpdate = rsReplicas(rs) !== newScale;
@@ -203,6 +212,7 @@ export function* scaleReplicaSet(dc: DeploymentController, rs: ReplicaSet, newSc
   if (!isOk(res)) return { scaled: false, rs, err: syncErrorOf(res, 'scale replicaset') };
   const updated = objectOf<ReplicaSet>(res);
   if (sizeNeedsUpdate) {
+    dc.recorder.event(deploymentSubject(d), 'Normal', 'ScalingReplicaSet', `Scaled ${op} replica set ${rs.metadata.name ?? ''} to ${newScale}`);
     dc.env.trace('controller.deployment.scale', `${d.metadata.namespace}/${d.metadata.name} scaled ${op} replicaset ${rs.metadata.name} to ${newScale} from ${oldScale}`, {
       namespace: d.metadata.namespace,
       deployment: d.metadata.name,

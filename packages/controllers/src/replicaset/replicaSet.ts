@@ -11,6 +11,7 @@ import type { ApiClient } from '../client.js';
 import { all, call, hasStatusCause, isNotFound, isOk, objectOf, statusOf, syncErrorOf, type Sync, type SyncError } from '../coroutine.js';
 import { nowTimestamp, type ControllerEnv } from '../env.js';
 import { UIDTrackingControllerExpectations } from '../expectations.js';
+import { ControllerEventRecorder } from '../events.js';
 import {
   CONTROLLER_UID_INDEX,
   controllerUidIndexFunc,
@@ -49,6 +50,8 @@ export class ReplicaSetController {
   readonly workers: Workers;
   private readonly owned = new Map<string, OwnedActivePods>();
   private readonly burstReplicas: number;
+  /** `RealPodControl.Recorder`: SuccessfulCreate / FailedCreate / SuccessfulDelete / FailedDelete on the ReplicaSet. */
+  private readonly recorder: ControllerEventRecorder;
 
   constructor(
     private readonly env: ControllerEnv,
@@ -58,6 +61,7 @@ export class ReplicaSetController {
     opts: ReplicaSetControllerOptions = {},
   ) {
     this.burstReplicas = opts.burstReplicas ?? BURST_REPLICAS;
+    this.recorder = new ControllerEventRecorder(env, client, 'replicaset-controller');
     this.workers = new Workers(env, opts.workers ?? CONCURRENT_REPLICASET_SYNCS, (key) => this.syncReplicaSet(key), client.sender);
     pods.addIndexer(ORPHAN_NAMESPACE_INDEX, orphanNamespaceIndexFunc);
     rss.addIndexer(NAMESPACE_INDEX, namespaceIndexFunc);
@@ -288,6 +292,7 @@ export class ReplicaSetController {
     const key = objectKey(rs);
     const ns = rs.metadata.namespace ?? '';
     const rsName = rs.metadata.name ?? '';
+    const subject = { apiVersion: RS_API_VERSION, kind: RS_KIND, metadata: rs.metadata };
     if (diff < 0) {
       const n = Math.min(-diff, this.burstReplicas);
       this.expectations.expectCreations(key, n, this.env.now);
@@ -314,12 +319,16 @@ export class ReplicaSetController {
               pod: pod.metadata.name,
               uid: pod.metadata.uid,
             });
+            this.recorder.event(subject, 'Normal', 'SuccessfulCreate', `Created pod: ${pod.metadata.name ?? ''}`);
           } else {
             this.env.trace('controller.rs.create', `${ns}/${rsName} create failed: ${res.code}`, { namespace: ns, replicaset: rsName, code: res.code });
             // If the namespace is being terminated, we don't have to do anything because any
             // creation will fail: counted as a success, so the expectation stays until it expires.
             if (hasStatusCause(res, 'NamespaceTerminating')) successes++;
-            else err ??= { reason: 'FailedCreate', message: statusOf(res).message ?? `HTTP ${res.code}` };
+            else {
+              err ??= { reason: 'FailedCreate', message: statusOf(res).message ?? `HTTP ${res.code}` };
+              this.recorder.event(subject, 'Warning', 'FailedCreate', `Error creating: ${statusOf(res).message ?? `HTTP ${res.code}`}`);
+            }
           }
         }
         if (err) break;
@@ -354,8 +363,11 @@ export class ReplicaSetController {
         if (!isOk(res)) {
           // The informer will not observe this deletion.
           this.expectations.deletionObserved(key, objectKey(p));
-          if (!isNotFound(res)) err ??= { reason: 'FailedDelete', message: statusOf(res).message ?? `HTTP ${res.code}` };
-        }
+          if (!isNotFound(res)) {
+            err ??= { reason: 'FailedDelete', message: statusOf(res).message ?? `HTTP ${res.code}` };
+            this.recorder.event(subject, 'Warning', 'FailedDelete', `Error deleting: ${statusOf(res).message ?? `HTTP ${res.code}`}`);
+          }
+        } else this.recorder.event(subject, 'Normal', 'SuccessfulDelete', `Deleted pod: ${p.metadata.name ?? ''}`);
       });
       return err;
     }

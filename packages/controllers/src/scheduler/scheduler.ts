@@ -5,6 +5,7 @@
  * pods/binding; failures patch PodScheduled=False (Unschedulable) when it changed and requeue.
  * Pods being deleted are never scheduled; Terminating pods keep occupying their node.
  */
+import { ControllerEventRecorder } from '../events.js';
 import type { ApiResult, Node, Pod, PodCondition } from '@podsim/api';
 import { millis } from '@podsim/api';
 import type { ApiClient } from '../client.js';
@@ -52,6 +53,8 @@ export class Scheduler {
   private readonly binding = new Set<string>();
   /** Counters for tests and metrics. */
   readonly stats = { attempts: 0, bound: 0, unschedulable: 0, bindErrors: 0 };
+  /** `fwk.EventRecorder()` (component `default-scheduler`): Scheduled, FailedScheduling. */
+  private readonly recorder: ControllerEventRecorder;
 
   constructor(
     private readonly env: ControllerEnv,
@@ -61,6 +64,7 @@ export class Scheduler {
     opts: SchedulerOptions = {},
   ) {
     this.schedulerName = opts.schedulerName ?? DEFAULT_SCHEDULER_NAME;
+    this.recorder = new ControllerEventRecorder(env, client, 'default-scheduler');
     this.percentage = opts.percentageOfNodesToScore ?? 0;
     this.requireReady = opts.requireNodeReady ?? true;
     this.bindLatency = opts.bindLatency ?? DEFAULT_BIND_LATENCY;
@@ -260,6 +264,8 @@ export class Scheduler {
     });
     if (isOk(res)) {
       this.stats.bound++;
+      // scheduleOne's binding goroutine, once bound.
+      this.recorder.event(podSubject(pod), 'Normal', 'Scheduled', `Successfully assigned ${ns}/${pod.metadata.name ?? ''} to ${nodeName}`);
       return;
     }
     this.stats.bindErrors++;
@@ -275,6 +281,8 @@ export class Scheduler {
 
   /** `MakeDefaultErrorFunc` + `recordSchedulingFailure`: requeue and patch PodScheduled=False. */
   private handleFailure(info: QueuedPodInfo, message: string, reason: string, podCycle: number): void {
+    // recordSchedulingFailure records the event for every failed attempt (truncateMessage: 1024 bytes).
+    this.recorder.event(podSubject(info.pod), 'Warning', 'FailedScheduling', message.length > 1024 ? `${message.slice(0, 1021)}...` : message);
     const cached = this.pods.get(objectKey(info.pod));
     if (!cached || cached.metadata.uid !== info.uid || cached.spec.nodeName) return;
     info.pod = cached;
@@ -294,6 +302,11 @@ export class Scheduler {
       () => {},
     );
   }
+}
+
+/** The pod as an Event's involvedObject. */
+function podSubject(pod: Pod) {
+  return { apiVersion: 'v1', kind: 'Pod', metadata: pod.metadata };
 }
 
 /**

@@ -5,6 +5,7 @@
  * `pkg/endpoints/discovery` (legacy) and the aggregated format of k8s.io/api/apidiscovery/v2;
  * shapes and required fields are those of shared/spec/kubectl-rest.md §1, §2, §7.1.
  */
+import { componentSchemas } from './openapi.js';
 import type { ResourceName, Subresource } from '@podsim/api';
 
 /** One served resource, as discovery describes it. */
@@ -277,27 +278,31 @@ export function apiResourceList(group: string): unknown {
   return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: groupVersion(group), resources };
 }
 
-/** `GET /openapi/v3`: where each group-version's document is. */
+/** The groups podsim serves, core ('') first. */
+function servedGroups(): string[] {
+  return ['', ...new Set(SERVED_RESOURCES.map((r) => r.group).filter((g) => g !== ''))];
+}
+
+/** `GET /openapi/v3`: where each group-version's document is (one per served group). */
 export function openApiV3Root(): unknown {
-  return {
-    paths: {
-      'api/v1': { serverRelativeURL: '/openapi/v3/api/v1' },
-      'apis/apps/v1': { serverRelativeURL: '/openapi/v3/apis/apps/v1' },
-      'apis/policy/v1': { serverRelativeURL: '/openapi/v3/apis/policy/v1' },
-      'apis/batch/v1': { serverRelativeURL: '/openapi/v3/apis/batch/v1' },
-    },
-  };
+  const paths: Record<string, unknown> = {};
+  for (const g of servedGroups()) {
+    const p = g === '' ? 'api/v1' : `apis/${g}/v1`;
+    paths[p] = { serverRelativeURL: `/openapi/v3/${p}` };
+  }
+  return { paths };
 }
 
 /**
- * `GET /openapi/v3/api/v1` / `/openapi/v3/apis/apps/v1`: a stub with one PATCH operation per
+ * `GET /openapi/v3/api/v1` / `/openapi/v3/apis/apps/v1`: the kinds' `components.schemas`
+ * (openapi.ts, for `kubectl explain`) and one PATCH operation per
  * kind carrying `x-kubernetes-group-version-kind` and a `fieldValidation` parameter. That is what
  * kubectl's QueryParamVerifierV3 looks for: it then trusts server-side validation
  * (`fieldValidation=Strict`) instead of downloading `/openapi/v2` (spec §7.1). Undefined for
  * other paths.
  */
 export function openApiV3Doc(path: string): unknown {
-  const group = path === 'api/v1' ? '' : path === 'apis/apps/v1' ? 'apps' : path === 'apis/policy/v1' ? 'policy' : path === 'apis/batch/v1' ? 'batch' : undefined;
+  const group = servedGroups().find((g) => (g === '' ? 'api/v1' : `apis/${g}/v1`) === path);
   if (group === undefined) return undefined;
   const paths: Record<string, unknown> = {};
   for (const r of groupResources(group)) {
@@ -315,5 +320,7 @@ export function openApiV3Doc(path: string): unknown {
       },
     };
   }
-  return { openapi: '3.0.0', info: { title: 'Kubernetes (podsim)', version: VERSION_INFO.gitVersion }, paths };
+  // The kinds' schemas (openapi.ts), so kubectl explain finds them by x-kubernetes-group-version-kind.
+  const components = { schemas: componentSchemas(group, [...new Set(groupResources(group).map((r) => r.kind))]) };
+  return { openapi: '3.0.0', info: { title: 'Kubernetes (podsim)', version: VERSION_INFO.gitVersion }, paths, components };
 }

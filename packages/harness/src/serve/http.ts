@@ -9,6 +9,7 @@
 import { parse as parseYaml } from 'yaml';
 import { jsonShapeProblem } from '../jsonShape.js';
 import { PROTOBUF_MEDIA_TYPE, decodeProtobufBody, isProtobufError } from './protobuf.js';
+import { pruneUnknownFields, rootMessage, strictDecodingError, type FieldValidation } from './fieldValidation.js';
 import type { ApiRequest, ApiWatch, DeleteOptions, IncludeObjectPolicy, KubeObject, PatchType, Status, Subresource } from '@podsim/api';
 import {
   AGGREGATED_V2,
@@ -42,7 +43,13 @@ export type Outcome =
   /** Answer `body` (JSON- or YAML-encoded per `format`) with `status` and `contentType`. */
   | { readonly kind: 'reply'; readonly status: number; readonly contentType?: string; readonly body: unknown; readonly format?: OutputFormat }
   /** Send `request` to the apiserver; answer its ApiResult (code, body). */
-  | { readonly kind: 'api'; readonly request: Exclude<ApiRequest, ApiWatch | { type: 'ApiUnwatch' }>; readonly format: OutputFormat }
+  | {
+      readonly kind: 'api';
+      readonly request: Exclude<ApiRequest, ApiWatch | { type: 'ApiUnwatch' }>;
+      readonly format: OutputFormat;
+      /** `Warning` response headers (text without the `299 -` code), e.g. `fieldValidation=Warn`'s unknown fields. */
+      readonly warnings?: readonly string[];
+    }
   /** Start a watch (the gateway picks the watchId); stream newline-delimited JSON events. */
   | { readonly kind: 'watch'; readonly request: Omit<ApiWatch, 'watchId'>; readonly timeoutSeconds?: number };
 
@@ -75,12 +82,17 @@ export function entityTooLarge(limit: number): Status {
   return status(413, 'RequestEntityTooLarge', `Request entity too large: limit is ${limit}`);
 }
 
-/** 415: a body in a media type podsim does not decode. */
-export function unsupportedMediaType(contentType: string, accepted: readonly string[]): Status {
+/**
+ * 415: a body in a media type podsim does not decode. A POST / PUT without Content-Type is
+ * decoded as JSON, as upstream's `NegotiateInputSerializerForMediaType` takes the first
+ * supported type then; a PATCH without one is refused (`patch.go` checks the patch type).
+ */
+export function unsupportedMediaType(_contentType: string, accepted: readonly string[]): Status {
   return status(
     415,
     'UnsupportedMediaType',
-    `the body of the request was in an unknown format (${contentType || 'no Content-Type'}) - accepted media types include: ${accepted.join(', ')}`,
+    // negotiation.NewUnsupportedMediaTypeError: upstream does not name the type it got.
+    `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`,
   );
 }
 
@@ -279,6 +291,137 @@ export function deleteOptions(req: HttpRequestIn, q: URLSearchParams): DeleteOpt
   return opts;
 }
 
+// ---- list options ----------------------------------------------------------------------------
+
+/** Go's `strconv.Quote` for the ASCII strings a query holds (JSON's escaping is close enough). */
+function goQuote(v: string): string {
+  return JSON.stringify(v);
+}
+
+/**
+ * `runtime.Convert_Slice_string_To_int64` (apimachinery runtime/conversion.go): the first value,
+ * parsed as Go's `strconv.ParseInt(v, 10, 64)`; the error is its text.
+ */
+function parseInt64(name: string, q: URLSearchParams): number | undefined | Status {
+  const v = q.get(name);
+  if (v === null) return undefined;
+  if (!/^[+-]?\d+$/.test(v)) return badRequest(`strconv.ParseInt: parsing ${goQuote(v)}: invalid syntax`);
+  const n = BigInt(v);
+  if (n > 9223372036854775807n || n < -9223372036854775808n) return badRequest(`strconv.ParseInt: parsing ${goQuote(v)}: value out of range`);
+  return Number(n);
+}
+
+/**
+ * `APIObjectVersioner.ParseResourceVersion` as etcd3 `store.GetList` reports it: "" and "0" are
+ * 0; anything `strconv.ParseUint` refuses is a 400 `invalid resource version: resourceVersion:
+ * Invalid value: "abc": strconv.ParseUint: parsing "abc": invalid syntax`.
+ */
+function parseListResourceVersion(v: string): Status | undefined {
+  if (v === '' || v === '0') return undefined;
+  let why: string | undefined;
+  if (!/^\d+$/.test(v)) why = 'invalid syntax';
+  else if (BigInt(v) > 18446744073709551615n) why = 'value out of range';
+  if (why === undefined) return undefined;
+  return badRequest(`invalid resource version: resourceVersion: Invalid value: ${goQuote(v)}: strconv.ParseUint: parsing ${goQuote(v)}: ${why}`);
+}
+
+const BASE64URL = /^[A-Za-z0-9_-]*$/;
+
+/** Go's `json.Unmarshal` first-syntax-error text for a value that does not start a JSON value. */
+function goJsonError(text: string): string {
+  const i = text.search(/\S/);
+  if (i < 0) return 'unexpected end of JSON input';
+  return `invalid character '${goQuoteChar(text.charCodeAt(i))}' looking for beginning of value`;
+}
+
+/** encoding/json `quoteChar` of one byte (read as Latin-1, as Go turns a byte into a rune). */
+function goQuoteChar(c: number): string {
+  const special: Record<number, string> = { 7: '\\a', 8: '\\b', 9: '\\t', 10: '\\n', 11: '\\v', 12: '\\f', 13: '\\r', 39: "\\'", 92: '\\\\' };
+  if (special[c] !== undefined) return special[c];
+  const hex = (w: number) => c.toString(16).padStart(w, '0');
+  if (c < 0x20 || c === 0x7f) return `\\x${hex(2)}`;
+  if ((c >= 0x80 && c <= 0x9f) || c === 0xad) return `\\u${hex(4)}`;
+  return String.fromCharCode(c);
+}
+
+/**
+ * `storage.DecodeContinue` (apiserver pkg/storage/continue.go) for a list's `continue`: base64url
+ * (no padding) of a JSON `{"v":"meta.k8s.io/v1","rv":N,"start":"key"}`. podsim never hands out
+ * continue tokens (it answers every list in one page), so a token that decodes is one from
+ * another server or an older run: 410 Expired as for a compacted revision; one that does not is
+ * a 400 `invalid continue token: continue key is not valid: …` with Go's decoding error.
+ */
+function checkContinue(token: string): Status {
+  const bad = (why: string) => badRequest(`invalid continue token: continue key is not valid: ${why}`);
+  if (!BASE64URL.test(token) || token.length % 4 === 1) {
+    const at = BASE64URL.test(token) ? token.length - 1 : [...token].findIndex((ch) => !/[A-Za-z0-9_-]/.test(ch));
+    return bad(`illegal base64 data at input byte ${at}`);
+  }
+  const text = Buffer.from(token, 'base64url').toString('latin1');
+  let c: unknown;
+  try {
+    c = JSON.parse(text);
+  } catch {
+    return bad(goJsonError(text));
+  }
+  if (!isObject(c)) return bad(`json: cannot unmarshal ${Array.isArray(c) ? 'array' : c === null ? 'null' : typeof c === 'boolean' ? 'bool' : typeof c} into Go value of type storage.continueToken`);
+  if (c.v !== 'meta.k8s.io/v1') return bad(`server does not recognize this encoded version ${goQuote(String(c.v ?? ''))}`);
+  if (!c.rv) return bad('incorrect encoded start resourceVersion (version meta.k8s.io/v1)');
+  if (!c.start) return bad('encoded start key empty (version meta.k8s.io/v1)');
+  return status(410, 'Expired', 'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.');
+}
+
+/**
+ * The list / watch query as upstream's ListResource handler decodes it (`ParameterCodec.
+ * DecodeParameters` into `metainternalversion.ListOptions`: 400 with the conversion error), and
+ * the storage's checks of `resourceVersion` and `continue` (etcd3 `store.GetList`). Returns the
+ * Status to answer, or undefined when the query is acceptable. `limit` is accepted and ignored:
+ * podsim answers every list in one page (never sets `metadata.continue`).
+ */
+export function checkListOptions(q: URLSearchParams, watch: boolean): Status | undefined {
+  for (const name of ['limit', 'timeoutSeconds']) {
+    const n = parseInt64(name, q);
+    if (n !== undefined && typeof n !== 'number') return n;
+  }
+  const rv = q.get('resourceVersion');
+  const cont = q.get('continue');
+  if (!watch && cont !== null && cont !== '') {
+    const bad = checkContinue(cont);
+    if (bad.code === 400) return bad;
+    if (rv !== null && rv !== '' && rv !== '0') return badRequest('specifying resource version is not allowed when using continue');
+    return bad;
+  }
+  if (!watch && rv !== null) return parseListResourceVersion(rv);
+  return undefined;
+}
+
+// ---- field validation ---------------------------------------------------------------------------
+
+/** `?fieldValidation=` (absent or empty: Ignore, as v1.22 dropped unknown fields silently); a 422 for other values. */
+function fieldValidationOf(q: URLSearchParams, options: string): FieldValidation | Status {
+  const v = q.get('fieldValidation') ?? '';
+  if (v === '' || v === 'Ignore') return 'Ignore';
+  if (v === 'Warn' || v === 'Strict') return v;
+  return status(422, 'Invalid', `${options}.meta.k8s.io "" is invalid: fieldValidation: Unsupported value: ${JSON.stringify(v)}: supported values: "", "Ignore", "Strict", "Warn"`, {
+    group: 'meta.k8s.io',
+    kind: options,
+    causes: [{ reason: 'FieldValueNotSupported', message: `Unsupported value: ${JSON.stringify(v)}: supported values: "", "Ignore", "Strict", "Warn"`, field: 'fieldValidation' }],
+  });
+}
+
+/**
+ * Drops the body's unknown fields (fieldValidation.ts) and applies the directive: Strict → the
+ * 400 Status (`Pod in version "v1" cannot be handled as a Pod: strict decoding error: …` for a
+ * whole object), Warn → warning texts, Ignore → nothing.
+ */
+function validateFields(body: Record<string, unknown>, served: ServedResource, group: string, mode: FieldValidation, patch: boolean): Status | string[] {
+  const unknown = pruneUnknownFields(body, rootMessage(group, served.kind), patch);
+  if (unknown.length === 0 || mode === 'Ignore') return [];
+  if (mode === 'Warn') return unknown.map((u) => `unknown field ${JSON.stringify(u)}`);
+  const version = groupVersion(group).split('/').pop()!;
+  return badRequest(patch ? strictDecodingError(unknown) : `${served.kind} in version ${JSON.stringify(version)} cannot be handled as a ${served.kind}: ${strictDecodingError(unknown)}`);
+}
+
 // ---- routing ------------------------------------------------------------------------------------
 
 /** A parsed resource path: `/api/v1/...` or `/apis/<group>/v1/...`. */
@@ -416,7 +559,12 @@ function resourceOutcome(req: HttpRequestIn, method: string, q: URLSearchParams,
   const dry = dryRun(q);
   if (typeof dry !== 'boolean') return fail(dry);
   const dryOpt = dry ? { dryRun: true } : {};
-  const api = (request: Extract<Outcome, { kind: 'api' }>['request']): Outcome => ({ kind: 'api', request, format: n.format });
+  const api = (request: Extract<Outcome, { kind: 'api' }>['request'], warnings: readonly string[] = []): Outcome => ({
+    kind: 'api',
+    request,
+    format: n.format,
+    ...(warnings.length > 0 ? { warnings } : {}),
+  });
 
   if (name === undefined) {
     // Collection: list / watch / create.
@@ -427,10 +575,11 @@ function resourceOutcome(req: HttpRequestIn, method: string, q: URLSearchParams,
           ...(q.get('labelSelector') ? { labelSelector: q.get('labelSelector')! } : {}),
           ...(q.get('fieldSelector') ? { fieldSelector: q.get('fieldSelector')! } : {}),
         };
+        const badOpts = checkListOptions(q, watch);
+        if (badOpts) return fail(badOpts);
         if (watch) {
           if (n.format !== 'json') return fail(notAcceptable());
           const ts = q.get('timeoutSeconds');
-          if (ts !== null && !/^\d+$/.test(ts)) return fail(badRequest(`timeoutSeconds: invalid value ${JSON.stringify(ts)}: must be a non-negative integer`));
           const rv = q.get('resourceVersion');
           return {
             kind: 'watch',
@@ -446,11 +595,15 @@ function resourceOutcome(req: HttpRequestIn, method: string, q: URLSearchParams,
         if ('kind' in b) return fail(b);
         const bad = checkKind(b.object, served, group);
         if (bad) return fail(bad);
+        const fv = fieldValidationOf(q, 'CreateOptions');
+        if (typeof fv !== 'string') return fail(fv);
+        const fw = validateFields(b.object as unknown as Record<string, unknown>, served, group, fv, false);
+        if (!Array.isArray(fw)) return fail(fw);
         const ns = b.object.metadata?.namespace;
         if (served.namespaced && ns !== undefined && ns !== '' && ns !== rp.namespace) {
           return fail(badRequest(`the namespace of the provided object (${ns}) does not match the namespace sent on the request (${rp.namespace ?? ''})`));
         }
-        return api({ type: 'ApiCreate', ...target, object: b.object, ...dryOpt });
+        return api({ type: 'ApiCreate', ...target, object: b.object, ...dryOpt }, fw);
       }
       case 'DELETE':
         return fail(methodNotAllowed(method, `${what}: deletecollection is not served by podsim; delete objects one by one (kubectl delete --all does)`));
@@ -485,11 +638,19 @@ function resourceOutcome(req: HttpRequestIn, method: string, q: URLSearchParams,
       if (CREATE_ONLY.has(subresource)) return fail(methodNotAllowed(method, `${what}/${subresource}`));
       const b = objectBody(req);
       if ('kind' in b) return fail(b);
-      if (subresource === undefined) {
-        const bad = checkKind(b.object, served, group);
-        if (bad) return fail(bad);
+      let fw: string[] = [];
+      if (subresource === undefined || subresource === 'status') {
+        if (subresource === undefined) {
+          const bad = checkKind(b.object, served, group);
+          if (bad) return fail(bad);
+        }
+        const fv = fieldValidationOf(q, 'UpdateOptions');
+        if (typeof fv !== 'string') return fail(fv);
+        const r = validateFields(b.object as unknown as Record<string, unknown>, served, group, fv, false);
+        if (!Array.isArray(r)) return fail(r);
+        fw = r;
       }
-      return api({ type: 'ApiUpdate', ...target, name, ...sub, object: b.object, ...dryOpt });
+      return api({ type: 'ApiUpdate', ...target, name, ...sub, object: b.object, ...dryOpt }, fw);
     }
     case 'PATCH': {
       if (CREATE_ONLY.has(subresource)) return fail(methodNotAllowed(method, `${what}/${subresource}`));
@@ -505,6 +666,14 @@ function resourceOutcome(req: HttpRequestIn, method: string, q: URLSearchParams,
         const bad = checkKind(d.value as unknown as KubeObject, served, group);
         if (bad) return fail(bad);
       }
+      let fw: string[] = [];
+      if (patchType !== 'json' && (subresource === undefined || subresource === 'status')) {
+        const fv = fieldValidationOf(q, 'PatchOptions');
+        if (typeof fv !== 'string') return fail(fv);
+        const r = validateFields(d.value as Record<string, unknown>, served, group, fv, patchType !== 'apply');
+        if (!Array.isArray(r)) return fail(r);
+        fw = r;
+      }
       const fm = q.get('fieldManager');
       return api({
         type: 'ApiPatch',
@@ -516,7 +685,7 @@ function resourceOutcome(req: HttpRequestIn, method: string, q: URLSearchParams,
         ...(fm ? { fieldManager: fm } : {}),
         ...(flag(q, 'force') ? { force: true } : {}),
         ...dryOpt,
-      });
+      }, fw);
     }
     case 'DELETE': {
       if (subresource !== undefined) return fail(methodNotAllowed(method, `${what}/${subresource}`));

@@ -25,6 +25,23 @@ export interface ServeOptions extends GatewayOptions {
   readonly maxWatches?: number;
   /** One line per request (`GET /api/v1/... 200 3ms`), e.g. to stderr. */
   readonly log?: (line: string) => void;
+  /**
+   * Bytes a watch stream may have queued unsent before the server closes it if its client has
+   * stopped reading (no bytes taken for {@link WATCH_STALL_MS}), as the apiserver's watch cache
+   * terminates a watcher whose buffer stays full past its budget (`cacheWatcher.add` →
+   * `forgetWatcher`). A stream over 16× this is closed even while it reads. Default 1 MiB. The
+   * client re-watches from the last resourceVersion it read (client-go's reflector), or
+   * re-lists after 410 Expired.
+   */
+  readonly maxWatchBufferBytes?: number;
+}
+
+/** What the server counts of its watch streams. */
+export interface WatchStats {
+  /** Watch streams closed because their client stopped reading. */
+  slowClosed: number;
+  /** The most bytes any watch stream had queued unsent (at most the bound plus one event). */
+  maxQueuedBytes: number;
 }
 
 export interface RunningServer {
@@ -35,9 +52,17 @@ export interface RunningServer {
   readonly gateway: Gateway;
   /** Manifests the plan could not create (one message each). */
   readonly warnings: readonly string[];
+  readonly watchStats: Readonly<WatchStats>;
   /** Ends every watch stream and connection, stops the simulation. Idempotent. */
   close(): Promise<void>;
 }
+
+/** Default {@link ServeOptions.maxWatchBufferBytes}. */
+export const DEFAULT_MAX_WATCH_BUFFER_BYTES = 1024 * 1024;
+/** Wall ms without progress (the socket took no bytes) after which a stream over its bound is closed. */
+export const WATCH_STALL_MS = 250;
+/** A stream over this many times its bound is closed even while its client reads (not during its initial replay). */
+const WATCH_HARD_FACTOR = 16;
 
 function tooMany(): Status {
   return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'too many open watches; close some and retry', reason: 'TooManyRequests', details: { retryAfterSeconds: 1 }, code: 429 };
@@ -91,6 +116,8 @@ export async function startServer(plan: ServePlan, opts: ServeOptions = {}): Pro
   const host = opts.host ?? '127.0.0.1';
   const maxBody = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const maxWatches = opts.maxWatches ?? 1000;
+  const maxWatchBuffer = opts.maxWatchBufferBytes ?? DEFAULT_MAX_WATCH_BUFFER_BYTES;
+  const watchStats: WatchStats = { slowClosed: 0, maxQueuedBytes: 0 };
   const { gateway, warnings } = await Gateway.start(plan, opts);
   const streams = new Set<ServerResponse>();
   let address = `${host}:0`;
@@ -116,6 +143,8 @@ export async function startServer(plan: ServePlan, opts: ServeOptions = {}): Pro
         return;
       case 'api': {
         const r = await gateway.request(outcome.request);
+        // RFC 7234 warn-code 299, as the apiserver's `warning.AddWarning` writes them.
+        if (outcome.warnings) res.setHeader('Warning', outcome.warnings.map((w) => `299 - ${JSON.stringify(w)}`));
         write(res, head, r.code, r.body, outcome.format);
         return;
       }
@@ -124,17 +153,67 @@ export async function startServer(plan: ServePlan, opts: ServeOptions = {}): Pro
           write(res, head, 429, tooMany());
           return;
         }
-        const stream: { watchId?: string; gone: boolean; timer?: NodeJS.Timeout } = { gone: false };
+        // While over the bound: `flushed` is what the kernel had taken at the last tick, `progressAt` when it last grew.
+        const stream: {
+          watchId?: string;
+          gone: boolean;
+          timer?: NodeJS.Timeout;
+          stallTimer?: NodeJS.Timeout;
+          flushed: number;
+          progressAt: number;
+          stalledTicks: number;
+          replaying: boolean;
+        } = { gone: false, flushed: 0, progressAt: 0, stalledTicks: 0, replaying: false };
+        // bytesWritten counts what is still queued too; what the kernel took is the difference.
+        const flushedBytes = () => (res.socket ? res.socket.bytesWritten - res.socket.writableLength : 0);
+        const stopStallTimer = () => {
+          clearInterval(stream.stallTimer);
+          stream.stallTimer = undefined;
+        };
+        const closeSlow = (queued: number) => {
+          stopStallTimer();
+          // Dropping the connection frees what is queued; an orderly end would wait behind it.
+          watchStats.slowClosed++;
+          opts.log?.(`closing a watch whose client stopped reading (${queued} bytes queued): ${req.url}`);
+          res.destroy();
+        };
+        const checkStall = () => {
+          if (res.destroyed || res.writableEnded || res.writableLength <= maxWatchBuffer) {
+            stopStallTimer();
+            return;
+          }
+          const f = flushedBytes();
+          if (f !== stream.flushed) {
+            stream.flushed = f;
+            stream.progressAt = performance.now();
+            stream.stalledTicks = 0;
+          } else if (++stream.stalledTicks >= 5 && performance.now() - stream.progressAt >= WATCH_STALL_MS) closeSlow(res.writableLength);
+        };
         res.on('close', () => {
           // The client went away (or the stream ended): free the watch in the apiserver.
           stream.gone = true;
           streams.delete(res);
           clearTimeout(stream.timer);
+          clearInterval(stream.stallTimer);
           if (stream.watchId !== undefined) gateway.unwatch(stream.watchId);
         });
         const sink: WatchSink = {
           event(ev) {
-            if (!res.writableEnded) res.write(`${JSON.stringify(ev)}\n`);
+            if (res.writableEnded || res.destroyed) return;
+            res.write(`${JSON.stringify(ev)}\n`);
+            const queued = res.writableLength;
+            if (queued > watchStats.maxQueuedBytes) watchStats.maxQueuedBytes = queued;
+            if (queued <= maxWatchBuffer) return;
+            // The replay of a watch from an old resourceVersion comes in one burst; it is bounded by the history.
+            if (queued > maxWatchBuffer * WATCH_HARD_FACTOR && !stream.replaying) closeSlow(queued);
+            else if (!stream.stallTimer) {
+              // Over the bound: watch for a while whether the client still takes bytes. Checked on
+              // timer ticks, so a burst written in one turn of the event loop is not a stall.
+              stream.flushed = flushedBytes();
+              stream.progressAt = performance.now();
+              stream.stalledTicks = 0;
+              stream.stallTimer = setInterval(checkStall, WATCH_STALL_MS / 5);
+            }
           },
           end() {
             if (!res.writableEnded) res.end();
@@ -153,7 +232,9 @@ export async function startServer(plan: ServePlan, opts: ServeOptions = {}): Pro
         streams.add(res);
         res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
         res.flushHeaders();
+        stream.replaying = true;
         gateway.openWatch(id);
+        stream.replaying = false;
         if (outcome.timeoutSeconds !== undefined) {
           stream.timer = setTimeout(() => {
             gateway.unwatch(id);
@@ -206,6 +287,7 @@ export async function startServer(plan: ServePlan, opts: ServeOptions = {}): Pro
     port,
     gateway,
     warnings,
+    watchStats,
     close() {
       closing ??= (async () => {
         const stopped = new Promise<void>((resolve) => server.close(() => resolve()));

@@ -86,7 +86,8 @@ ${WEB}`,
   const drain = step(report, 'drain');
   t.deepEqual(drain.output, [
     'node/node-1 cordoned',
-    ...onNode1.map((n) => `evicting pod default/${n}`),
+    // kubectl drain evicts in the order the list returns (by name); each is printed evicted once gone.
+    ...[...onNode1].sort().map((n) => `evicting pod default/${n}`),
     ...onNode1.map((n) => `pod/${n} evicted`),
     'node/node-1 drained',
   ]);

@@ -7,6 +7,7 @@
 import type { cri } from '@podsim/api';
 import type { KubeletEnv } from '../env.js';
 import {
+  CONTAINER_HASH_ANNOTATION,
   CONTAINER_RESTART_COUNT_ANNOTATION,
   KUBERNETES_CONTAINER_NAME_LABEL,
   KUBERNETES_POD_UID_LABEL,
@@ -84,5 +85,6 @@ export function toContainerStatus(s: cri.ContainerStatus): RuntimeContainerStatu
     imageRef: s.imageRef,
     restartCount: Number(s.annotations[CONTAINER_RESTART_COUNT_ANNOTATION] ?? s.metadata.attempt ?? 0),
     podSandboxId: s.podSandboxId,
+    ...(s.annotations[CONTAINER_HASH_ANNOTATION] !== undefined ? { hash: s.annotations[CONTAINER_HASH_ANNOTATION] } : {}),
   };
 }

@@ -110,7 +110,8 @@ export function podSandboxConfig(pod: Pod, attempt: number): cri.PodSandboxConfi
   };
 }
 
-function hashContainer(c: Container): string {
+/** `kubecontainer.HashContainer`: a hash of the container's spec (podsim: 32-bit over its JSON). */
+export function hashContainer(c: Container): string {
   const s = JSON.stringify(c);
   let h = 0;
   for (let i = 0; i < s.length; i++) h = (Math.imul(h, 31) + s.charCodeAt(i)) | 0;
@@ -191,12 +192,14 @@ export function findNextInitContainerToRun(pod: Pod, podStatus: RuntimePodStatus
 }
 
 /**
- * `computePodActions` (no container-hash change detection). Init containers run one at a time,
+ * `computePodActions`. Init containers run one at a time,
  * in order, before any regular container; a failed one is retried unless restartPolicy is Never
  * (then the pod is killed). A running
  * container whose liveness result (else startup result) is Failure is killed and, unless the
  * restartPolicy is Never, started again; when that leaves no container to keep and none to
- * start, the whole pod is killed instead.
+ * start, the whole pod is killed instead. A running container whose spec hash differs from the
+ * one it was started with (`containerChanged`: e.g. `kubectl set image`) is killed with "Container
+ * c definition changed, will be restarted" and started again whatever the restartPolicy.
  */
 export function computePodActions(pod: Pod, podStatus: RuntimePodStatus, probes?: ProbeResults): PodActions {
   const ready = podStatus.sandboxStatuses.find((s) => s.state === 'SANDBOX_READY');
@@ -236,7 +239,13 @@ export function computePodActions(pod: Pod, podStatus: RuntimePodStatus, probes?
     }
     let message: string;
     let reason: string;
-    if (probes?.liveness(s.id) === 'Failure') {
+    let restartIt = restart;
+    if (s.hash !== undefined && s.hash !== hashContainer(c)) {
+      message = `Container ${c.name} definition changed`;
+      reason = '';
+      // Restart regardless of the restart policy because the container spec changed.
+      restartIt = true;
+    } else if (probes?.liveness(s.id) === 'Failure') {
       message = `Container ${c.name} failed liveness probe`;
       reason = REASON_LIVENESS_PROBE;
     } else if (probes?.startup(s.id) === 'Failure') {
@@ -246,7 +255,7 @@ export function computePodActions(pod: Pod, podStatus: RuntimePodStatus, probes?
       keepCount++;
       continue;
     }
-    if (restart) {
+    if (restartIt) {
       message += ', will be restarted';
       toStart.push(c);
     }
