@@ -431,11 +431,11 @@ export function validatePodBinding(target: { kind?: string; name?: string } | un
 
 // ---- apps (pkg/apis/apps/validation/validation.go) ----------------------------------------------
 
-function validateNonNegative(v: number | undefined, path: string): FieldError[] {
+export function validateNonNegative(v: number | undefined, path: string): FieldError[] {
   return v !== undefined && v < 0 ? [field.invalid(path, v, 'must be greater than or equal to 0')] : [];
 }
 
-function validateSelectorAndTemplate(selector: LabelSelector | undefined, template: PodTemplateSpec | undefined, path: string, onlyAlways: boolean): FieldError[] {
+export function validateSelectorAndTemplate(selector: LabelSelector | undefined, template: PodTemplateSpec | undefined, path: string, onlyAlways: boolean): FieldError[] {
   const errs: FieldError[] = [];
   if (!selector) errs.push(field.required(`${path}.selector`, ''));
   else {
