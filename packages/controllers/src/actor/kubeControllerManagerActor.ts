@@ -1,14 +1,16 @@
 /**
  * The `kube-controller-manager` actor (cmd/kube-controller-manager): shared informers for pods,
- * ReplicaSets, Deployments, nodes, namespaces and PodDisruptionBudgets (one list+watch each, kept
+ * ReplicaSets, Deployments, nodes, namespaces, PodDisruptionBudgets, StatefulSets, ControllerRevisions and
+ * PersistentVolumeClaims (one list+watch each, kept
  * in a local cache) and the ReplicaSet, Deployment, pod GC, garbage-collector, namespace and
- * disruption controllers, each with its
+ * disruption and StatefulSet controllers, each with its
  * own rate-limited client (`--kube-api-qps` 20 / `--kube-api-burst` 30 per controller client, as
  * the controller manager builds one client per controller; the namespace controller's is ×20 /
  * ×100, as `startNamespaceController` sets it). Controllers start once every informer they use
  * has synced.
  */
-import type { Actor, Deployment, Namespace, Node, Pod, PodDisruptionBudget, ReplicaSet } from '@podsim/api';
+import type { Actor, ControllerRevision, Deployment, KubeObject, Namespace, Node, PersistentVolumeClaim, Pod, PodDisruptionBudget, ReplicaSet, ResourceName, StatefulSet } from '@podsim/api';
+import { StatefulSetController } from '../statefulset/statefulSet.js';
 import { DisruptionController } from '../disruption/disruptionController.js';
 import { DeploymentController } from '../deployment/deploymentController.js';
 import { GarbageCollector } from '../garbagecollector/garbageCollector.js';
@@ -17,11 +19,11 @@ import { PodGCController } from '../podgc/gcController.js';
 import { ReplicaSetController } from '../replicaset/replicaSet.js';
 import { shellActor, type ApiConnectionConfig } from './shell.js';
 
-export type ControllerName = 'replicaset' | 'deployment' | 'podgc' | 'garbagecollector' | 'namespace' | 'disruption';
+export type ControllerName = 'replicaset' | 'deployment' | 'podgc' | 'garbagecollector' | 'namespace' | 'disruption' | 'statefulset';
 
 /** Plain-data configuration (all optional; defaults are kube-controller-manager v1.22's). */
 export interface KubeControllerManagerConfig extends ApiConnectionConfig {
-  /** Controllers to run (default: all six). */
+  /** Controllers to run (default: all of them). */
   readonly controllers?: readonly ControllerName[];
   /** Per-controller client QPS (`--kube-api-qps`, default 20; ≤ 0 = unlimited). */
   readonly kubeAPIQPS?: number;
@@ -30,6 +32,8 @@ export interface KubeControllerManagerConfig extends ApiConnectionConfig {
   readonly concurrentReplicaSetSyncs?: number;
   readonly concurrentDeploymentSyncs?: number;
   readonly concurrentGCSyncs?: number;
+  /** `--concurrent-statefulset-syncs` (default 5). */
+  readonly concurrentStatefulSetSyncs?: number;
   /** `--concurrent-namespace-syncs` (default 10). */
   readonly concurrentNamespaceSyncs?: number;
   /** `BurstReplicas` (default 500). */
@@ -47,7 +51,7 @@ export interface KubeControllerManagerConfig extends ApiConnectionConfig {
 export const KUBE_CONTROLLER_MANAGER = 'kube-controller-manager';
 export const DEFAULT_KUBE_API_QPS = 20;
 export const DEFAULT_KUBE_API_BURST = 30;
-const ALL: readonly ControllerName[] = ['replicaset', 'deployment', 'podgc', 'garbagecollector', 'namespace', 'disruption'];
+const ALL: readonly ControllerName[] = ['replicaset', 'deployment', 'podgc', 'garbagecollector', 'namespace', 'disruption', 'statefulset'];
 
 function checkConfig(config: unknown): KubeControllerManagerConfig {
   const c = (config ?? {}) as KubeControllerManagerConfig;
@@ -64,6 +68,7 @@ export interface ControllerManagerState {
   readonly garbagecollector?: GarbageCollector;
   readonly namespace?: NamespaceController;
   readonly disruption?: DisruptionController;
+  readonly statefulset?: StatefulSetController;
 }
 
 export function createActor(_id: string, config: unknown): Actor {
@@ -87,11 +92,11 @@ export function createActor(_id: string, config: unknown): Actor {
         nodes: enabled.has('podgc'),
         namespaces: enabled.has('namespace') || enabled.has('garbagecollector'),
         poddisruptionbudgets: enabled.has('disruption'),
+        statefulsets: enabled.has('statefulset') || enabled.has('garbagecollector'),
+        controllerrevisions: enabled.has('statefulset') || enabled.has('garbagecollector'),
+        persistentvolumeclaims: enabled.has('statefulset'),
       };
-      const mk = <T extends Pod | ReplicaSet | Deployment | Node | Namespace | PodDisruptionBudget>(
-        on: boolean,
-        resource: 'pods' | 'replicasets' | 'deployments' | 'nodes' | 'namespaces' | 'poddisruptionbudgets',
-      ) => {
+      const mk = <T extends KubeObject>(on: boolean, resource: ResourceName) => {
         if (!on) return undefined;
         pending++;
         return shell.informer<T>(resource, synced);
@@ -102,6 +107,9 @@ export function createActor(_id: string, config: unknown): Actor {
       const nodes = mk<Node>(need.nodes, 'nodes');
       const namespaces = mk<Namespace>(need.namespaces, 'namespaces');
       const pdbs = mk<PodDisruptionBudget>(need.poddisruptionbudgets, 'poddisruptionbudgets');
+      const sets = mk<StatefulSet>(need.statefulsets, 'statefulsets');
+      const revisions = mk<ControllerRevision>(need.controllerrevisions, 'controllerrevisions');
+      const pvcs = mk<PersistentVolumeClaim>(need.persistentvolumeclaims, 'persistentvolumeclaims');
       if (enabled.has('replicaset')) {
         const c = new ReplicaSetController(shell.env, pods, rss!, shell.client('replicaset-controller', qps, burst), {
           burstReplicas: cfg.burstReplicas,
@@ -125,7 +133,7 @@ export function createActor(_id: string, config: unknown): Actor {
         starters.push(() => c.start());
       }
       if (enabled.has('garbagecollector')) {
-        const c = new GarbageCollector(shell.env, { pods, replicasets: rss!, deployments: ds!, namespaces: namespaces! }, shell.client('generic-garbage-collector', qps, burst), {
+        const c = new GarbageCollector(shell.env, { pods, replicasets: rss!, deployments: ds!, namespaces: namespaces!, statefulsets: sets, controllerrevisions: revisions }, shell.client('generic-garbage-collector', qps, burst), {
           workers: cfg.concurrentGCSyncs,
         });
         state.garbagecollector = c;
@@ -144,6 +152,13 @@ export function createActor(_id: string, config: unknown): Actor {
       if (enabled.has('disruption')) {
         const c = new DisruptionController(shell.env, pdbs!, pods, rss!, ds!, shell.client('disruption-controller', qps, burst));
         state.disruption = c;
+        starters.push(() => c.workers.start());
+      }
+      if (enabled.has('statefulset')) {
+        const c = new StatefulSetController(shell.env, pods, sets!, revisions!, pvcs!, shell.client('statefulset-controller', qps, burst), {
+          workers: cfg.concurrentStatefulSetSyncs,
+        });
+        state.statefulset = c;
         starters.push(() => c.workers.start());
       }
     }),

@@ -1,11 +1,11 @@
 /**
  * The garbage collector (`pkg/controller/garbagecollector/{garbagecollector.go,graph_builder.go}`,
- * v1.22; spec §2.8) over pods, ReplicaSets and Deployments: a uid graph with virtual owners,
+ * v1.22; spec §2.8) over pods, ReplicaSets, Deployments, StatefulSets and ControllerRevisions: a uid graph with virtual owners,
  * `attemptToDeleteItem` (background / foreground propagation, live GETs and absentOwnerCache as
  * upstream), `processDeletingDependentsItem` (foregroundDeletion) and the orphan finalizer.
  * Owner kinds podsim does not serve are treated as existing (never collected).
  */
-import type { ApiResult, Deployment, KubeObject, Namespace, OwnerReference, Pod, ReplicaSet, ResourceName } from '@podsim/api';
+import type { ApiResult, ControllerRevision, Deployment, KubeObject, StatefulSet, Namespace, OwnerReference, Pod, ReplicaSet, ResourceName } from '@podsim/api';
 import type { ApiClient } from '../client.js';
 import { all, call, isConflict, isNotFound, isOk, objectOf, syncErrorOf, type Sync, type SyncError } from '../coroutine.js';
 import type { ControllerEnv } from '../env.js';
@@ -27,6 +27,8 @@ const KIND_RESOURCE: Record<string, { resource: ResourceName; namespaced: boolea
   Deployment: { resource: 'deployments', namespaced: true },
   Node: { resource: 'nodes', namespaced: false },
   Namespace: { resource: 'namespaces', namespaced: false },
+  StatefulSet: { resource: 'statefulsets', namespaced: true },
+  ControllerRevision: { resource: 'controllerrevisions', namespaced: true },
 };
 
 interface Identity {
@@ -63,7 +65,14 @@ export class GarbageCollector {
 
   constructor(
     private readonly env: ControllerEnv,
-    informers: { pods: Informer<Pod>; replicasets: Informer<ReplicaSet>; deployments: Informer<Deployment>; namespaces?: Informer<Namespace> },
+    informers: {
+      pods: Informer<Pod>;
+      replicasets: Informer<ReplicaSet>;
+      deployments: Informer<Deployment>;
+      namespaces?: Informer<Namespace>;
+      statefulsets?: Informer<StatefulSet>;
+      controllerrevisions?: Informer<ControllerRevision>;
+    },
     client: ApiClient,
     opts: GarbageCollectorOptions = {},
   ) {
@@ -75,6 +84,8 @@ export class GarbageCollector {
       ['ReplicaSet', informers.replicasets],
       ['Deployment', informers.deployments],
       ['Namespace', informers.namespaces],
+      ['StatefulSet', informers.statefulsets],
+      ['ControllerRevision', informers.controllerrevisions],
     ] as const) {
       if (!inf) continue;
       (inf as unknown as Informer<KubeObject>).addEventHandler({

@@ -60,6 +60,10 @@ export function resourceOfKind(kind: string | undefined): ResourceName | undefin
       return 'deployments';
     case 'PodDisruptionBudget':
       return 'poddisruptionbudgets';
+    case 'StatefulSet':
+      return 'statefulsets';
+    case 'PersistentVolumeClaim':
+      return 'persistentvolumeclaims';
     default:
       return undefined;
   }
@@ -74,6 +78,10 @@ export function kubectlKind(resource: ResourceName): string {
       return 'replicaset.apps';
     case 'poddisruptionbudgets':
       return 'poddisruptionbudget.policy';
+    case 'statefulsets':
+      return 'statefulset.apps';
+    case 'controllerrevisions':
+      return 'controllerrevision.apps';
     default:
       return resource.replace(/s$/, '');
   }

@@ -112,8 +112,8 @@ const zTargetFields = {
   all: z.boolean().optional(),
 };
 
-const zKind = z.enum(['pod', 'pods', 'po', 'deployment', 'deployments', 'deploy', 'replicaset', 'replicasets', 'rs', 'node', 'nodes', 'no', 'namespace', 'namespaces', 'ns', 'poddisruptionbudget', 'poddisruptionbudgets', 'pdb'], {
-  error: 'expected a kind: pod, deployment, replicaset, node, namespace or poddisruptionbudget',
+const zKind = z.enum(['pod', 'pods', 'po', 'deployment', 'deployments', 'deploy', 'replicaset', 'replicasets', 'rs', 'node', 'nodes', 'no', 'namespace', 'namespaces', 'ns', 'poddisruptionbudget', 'poddisruptionbudgets', 'pdb', 'statefulset', 'statefulsets', 'sts', 'persistentvolumeclaim', 'persistentvolumeclaims', 'pvc'], {
+  error: 'expected a kind: pod, deployment, replicaset, node, namespace, poddisruptionbudget, statefulset or persistentvolumeclaim',
 });
 
 const zRef = z.union([z.string().min(1), z.array(z.string().min(1)).min(1)], { error: 'expected `all`, a manifest reference (Kind/name or name) or a list of them' });
@@ -138,7 +138,7 @@ export const zStepSchemas = {
   scale: z.strictObject({
     ...zStepCommon,
     scale: z.strictObject({
-      kind: z.enum(['deployment', 'deployments', 'deploy', 'replicaset', 'replicasets', 'rs']).optional(),
+      kind: z.enum(['deployment', 'deployments', 'deploy', 'replicaset', 'replicasets', 'rs', 'statefulset', 'statefulsets', 'sts']).optional(),
       name: z.string().min(1),
       namespace: zName.optional(),
       replicas: z.number().int().min(0),
@@ -185,7 +185,7 @@ export const zStepSchemas = {
   setImage: z.strictObject({
     ...zStepCommon,
     setImage: z.strictObject({
-      kind: z.enum(['deployment', 'deployments', 'deploy', 'replicaset', 'replicasets', 'rs']).optional(),
+      kind: z.enum(['deployment', 'deployments', 'deploy', 'replicaset', 'replicasets', 'rs', 'statefulset', 'statefulsets', 'sts']).optional(),
       name: z.string().min(1),
       namespace: zName.optional(),
       container: zName,
@@ -580,6 +580,31 @@ export const zManifests = {
         selector: zSelector.optional(),
       })
       .optional(),
+  }),
+  StatefulSet: z.looseObject({
+    apiVersion: z.literal('apps/v1'),
+    kind: z.literal('StatefulSet'),
+    metadata: zMeta,
+    spec: z.looseObject({
+      replicas: z.number().int().min(0).optional(),
+      selector: zSelector,
+      template: zTemplate,
+      serviceName: z.string().optional(),
+      podManagementPolicy: z.enum(['OrderedReady', 'Parallel']).optional(),
+      updateStrategy: z
+        .looseObject({
+          type: z.enum(['RollingUpdate', 'OnDelete']).optional(),
+          rollingUpdate: z.looseObject({ partition: z.number().int().min(0).optional() }).optional(),
+        })
+        .optional(),
+      volumeClaimTemplates: z.array(z.looseObject({ metadata: z.looseObject({ name: zName }) })).optional(),
+    }),
+  }),
+  PersistentVolumeClaim: z.looseObject({
+    apiVersion: z.literal('v1'),
+    kind: z.literal('PersistentVolumeClaim'),
+    metadata: zMeta,
+    spec: z.looseObject({ accessModes: z.array(z.string()).min(1, { message: 'at least 1 access mode is required' }) }),
   }),
 } as const;
 
