@@ -435,7 +435,7 @@ export function validateNonNegative(v: number | undefined, path: string): FieldE
   return v !== undefined && v < 0 ? [field.invalid(path, v, 'must be greater than or equal to 0')] : [];
 }
 
-export function validateSelectorAndTemplate(selector: LabelSelector | undefined, template: PodTemplateSpec | undefined, path: string, onlyAlways: boolean): FieldError[] {
+function validateSelectorAndTemplate(selector: LabelSelector | undefined, template: PodTemplateSpec | undefined, path: string, onlyAlways: boolean): FieldError[] {
   const errs: FieldError[] = [];
   if (!selector) errs.push(field.required(`${path}.selector`, ''));
   else {

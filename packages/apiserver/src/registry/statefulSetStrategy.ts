@@ -15,7 +15,8 @@ import type { ControllerRevision, PersistentVolumeClaim, StatefulSet } from '@po
 import { field, type FieldError } from '../errors.js';
 import { semanticEqual } from '../objects.js';
 import { setDefaultsPodSpec } from '../defaults.js';
-import { nameIsDNSSubdomain, validateNonNegative, validateObjectMeta, validateObjectMetaUpdate, validateSelectorAndTemplate } from '../validation.js';
+import { labelSelectorAsSelector, labelsMatch } from '@podsim/api';
+import { nameIsDNSSubdomain, validateNonNegative, validateObjectMeta, validateObjectMetaUpdate } from '../validation.js';
 import type { RESTStrategy } from './strategy.js';
 
 /**
@@ -64,11 +65,36 @@ export function validateStatefulSet(ss: StatefulSet): FieldError[] {
   }
   errs.push(...validateNonNegative(spec.replicas, 'spec.replicas'));
   errs.push(...validateNonNegative(spec.minReadySeconds, 'spec.minReadySeconds'));
-  errs.push(...validateSelectorAndTemplate(spec.selector, spec.template, 'spec', true));
-  // The pod template is validated as a pod would be (its spec by validateSelectorAndTemplate).
+  errs.push(...validateStatefulSetSelectorAndTemplate(spec));
   (spec.volumeClaimTemplates ?? []).forEach((t, i) => {
     if (!t.metadata?.name) errs.push(field.required(`spec.volumeClaimTemplates[${i}].metadata.name`, 'name or generateName is required'));
   });
+  return errs;
+}
+
+/**
+ * The selector and `ValidatePodTemplateSpecForStatefulSet`: the selector must be valid, non-empty
+ * and match the template's labels; restartPolicy Always; no activeDeadlineSeconds. The pod spec
+ * itself is not validated in 1.22 (upstream leaves it to the pods, because the claim templates'
+ * volumes are not in it yet).
+ */
+function validateStatefulSetSelectorAndTemplate(spec: StatefulSet['spec']): FieldError[] {
+  const errs: FieldError[] = [];
+  if (!spec.selector) errs.push(field.required('spec.selector', ''));
+  else {
+    const sel = labelSelectorAsSelector(spec.selector);
+    if ('error' in sel) errs.push(field.invalid('spec.selector', spec.selector, sel.error));
+    else if (sel.requirements.length === 0) errs.push(field.invalid('spec.selector', spec.selector, 'empty selector is invalid for statefulset'));
+    else if (spec.template && !labelsMatch(sel, spec.template.metadata?.labels)) {
+      errs.push(field.invalid('spec.template.metadata.labels', spec.template.metadata?.labels ?? {}, '`selector` does not match template `labels`'));
+    }
+  }
+  if (!spec.template) return [...errs, field.required('spec.template', '')];
+  const rp = spec.template.spec?.restartPolicy;
+  if (rp && rp !== 'Always') errs.push(field.notSupported('spec.template.spec.restartPolicy', rp, ['Always']));
+  if (spec.template.spec?.activeDeadlineSeconds !== undefined) {
+    errs.push(field.forbidden('spec.template.spec.activeDeadlineSeconds', 'activeDeadlineSeconds in StatefulSet is not Supported'));
+  }
   return errs;
 }
 
