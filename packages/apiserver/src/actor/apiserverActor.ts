@@ -72,7 +72,7 @@ export function createActor(_id: string, config: unknown): Actor {
       const phase = (ev.object as Namespace).status?.phase;
       if (phase !== undefined) data.phase = phase;
     }
-    if (resource === 'replicasets') {
+    if (resource === 'replicasets' || resource === 'statefulsets') {
       const replicas = (ev.object as { status?: { replicas?: number } }).status?.replicas;
       data.statusReplicas = replicas ?? 0;
     }

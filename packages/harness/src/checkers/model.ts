@@ -21,7 +21,7 @@ export interface ApiWrite {
   readonly phase?: string;
   readonly nodeName?: string;
   readonly finalizers?: readonly string[];
-  /** ReplicaSets: `status.replicas` of the written object. */
+  /** ReplicaSets and StatefulSets: `status.replicas` of the written object. */
   readonly statusReplicas?: number;
   /** Pods: every container ready (the READY column's n/n). */
   readonly ready?: true;
