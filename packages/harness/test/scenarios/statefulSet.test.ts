@@ -36,7 +36,11 @@ const goneTimes = (m: TraceModel, name: string) => writesOf(m, name).filter((w) 
 const deleteTimes = (m: TraceModel, name: string) => {
   const seen = new Set<string>();
   const out: number[] = [];
-  for (const w of writesOf(m, name)) if (w.deletionTimestamp && !seen.has(w.uid)) (seen.add(w.uid), out.push(w.t));
+  for (const w of writesOf(m, name)) {
+    if (!w.deletionTimestamp || seen.has(w.uid)) continue;
+    seen.add(w.uid);
+    out.push(w.t);
+  }
   return out;
 };
 const uids = (m: TraceModel, name: string) => [...new Set(writesOf(m, name).map((w) => w.uid))];
