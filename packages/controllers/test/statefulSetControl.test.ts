@@ -6,7 +6,7 @@
 import test from 'ava';
 import type { ControllerRevision, Pod, StatefulSet } from '@podsim/api';
 import { planStatefulSetUpdate, revisionsToTruncate, type StopReason } from '../src/statefulset/statefulSetControl.js';
-import { applyRevision, getPersistentVolumeClaims, newRevision, newStatefulSetPod } from '../src/statefulset/statefulSetUtils.js';
+import { applyRevision, completeRollingUpdate, getPersistentVolumeClaims, inconsistentStatus, newRevision, newStatefulSetPod } from '../src/statefulset/statefulSetUtils.js';
 
 type Policy = 'OrderedReady' | 'Parallel';
 function mkSet(replicas: number, o: { policy?: Policy; onDelete?: boolean; partition?: number; image?: string; deleting?: boolean; currentReplicas?: number } = {}): StatefulSet {
@@ -139,4 +139,19 @@ test('truncateHistory keeps current, update and pod revisions, then the newest r
     del.map((r) => r.metadata.name),
     [names[1]],
   );
+});
+
+test('completeRollingUpdate: current := update only for RollingUpdate with every replica updated and ready', (t) => {
+  const st = () => ({ replicas: 3, readyReplicas: 3, updatedReplicas: 3, currentReplicas: 0, currentRevision: 'a', updateRevision: 'b' });
+  const done = st();
+  completeRollingUpdate(mkSet(3), done);
+  t.like(done, { currentRevision: 'b', currentReplicas: 3 });
+  const partial = { ...st(), updatedReplicas: 1 };
+  completeRollingUpdate(mkSet(3, { partition: 2 }), partial);
+  t.like(partial, { currentRevision: 'a', currentReplicas: 0 });
+  const onDelete = st();
+  completeRollingUpdate(mkSet(3, { onDelete: true }), onDelete);
+  t.like(onDelete, { currentRevision: 'a' });
+  t.true(inconsistentStatus({ ...mkSet(3), status: { replicas: 3, currentRevision: 'a', updateRevision: 'a' } }, { replicas: 3, currentRevision: 'a', updateRevision: 'b' }));
+  t.false(inconsistentStatus({ ...mkSet(3), status: { replicas: 3, observedGeneration: 2 } }, { replicas: 3, observedGeneration: 2 }));
 });

@@ -205,3 +205,33 @@ ${sts({ tgps: 10, sigterm: 'exit:1s:0' })}`,
   const sets = model.writes.filter((w) => w.resource === 'controllerrevisions' && w.event === 'ADDED');
   t.is(sets.length, 2, 'two ControllerRevisions: rollback bumps the old one instead of creating a third');
 });
+
+test('§2.14: an image update rolls web-2, web-1, web-0 one at a time, each after the previous is Ready; partition 2 updates only web-2', async (t) => {
+  const text = (partition: number) => `kind: Scenario
+cluster: { seed: 1, nodes: [{ name: n1 }] }
+steps:
+  - apply: all
+  - wait: { for: ready, selector: app=web, count: 3, timeout: 2m }
+  - id: update
+    setImage: { kind: sts, name: web, container: app, image: "nginx:1.22" }
+  - sleep: 60s
+expect: { invariants: clean }
+${sts({ sigterm: 'exit:1s:0' }).replace('  serviceName: web', `  serviceName: web\n  updateStrategy: { type: RollingUpdate, rollingUpdate: { partition: ${partition} } }`)}`;
+  const { report, model } = await runText('rolling', text(0));
+  t.true(report.ok, why(report));
+  const del = ['web-2', 'web-1', 'web-0'].map((n) => deleteTimes(model, n)[0]);
+  t.true(del[0] < del[1] && del[1] < del[2], `order ${del.join(', ')}`);
+  // Each next DELETE comes after the replacement of the previous ordinal is ready.
+  for (const [i, prev] of [[1, 'web-2'], [2, 'web-1']] as const) {
+    const newUid = uids(model, prev)[1];
+    const ready = writesOf(model, prev).find((w) => w.uid === newUid && w.ready)!.t;
+    t.true(del[i] >= ready, `${prev} replacement ready at ${ready}, next DELETE at ${del[i]}`);
+  }
+  for (const n of ['web-0', 'web-1', 'web-2']) t.is(uids(model, n).length, 2, n);
+
+  const part = await runText('rolling-partition', text(2));
+  t.true(part.report.ok, why(part.report));
+  t.is(uids(part.model, 'web-2').length, 2);
+  t.is(uids(part.model, 'web-1').length, 1);
+  t.is(uids(part.model, 'web-0').length, 1);
+});
