@@ -191,6 +191,8 @@ export const persistentVolumeClaimStrategy: RESTStrategy<PersistentVolumeClaim> 
   namespaceScoped: true,
   groupKind: { group: '', kind: 'PersistentVolumeClaim' },
   prepareForCreate(pvc, rctx) {
+    // No spec: validation refuses it.
+    if (!pvc.spec) return;
     // The instant volume (see the module header): what the PV controller would write at once.
     const storage = pvc.spec?.resources?.requests?.storage;
     pvc.spec.volumeName ??= `pvc-${rctx.uuid()}`;
