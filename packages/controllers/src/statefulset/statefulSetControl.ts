@@ -12,6 +12,7 @@
  * `availableReplicas` equals `readyReplicas`.
  */
 import type { ControllerRevision, Pod, StatefulSet, StatefulSetStatus } from '@podsim/api';
+import { CONTROLLER_REVISION_HASH_LABEL } from '@podsim/api';
 import {
   allowsBurst,
   getOrdinal,
@@ -23,6 +24,7 @@ import {
   isRunningAndReady,
   isTerminating,
   newVersionedStatefulSetPod,
+  slotAtCurrentRevision,
   storageMatches,
 } from './statefulSetUtils.js';
 
@@ -112,7 +114,13 @@ export function planStatefulSetUpdate(
   }
   // With the MinReadySeconds gate off, every ready replica counts as available.
   status.availableReplicas = status.readyReplicas;
-  const slot = (ord: number) => newVersionedStatefulSetPod(currentSet, updateSet, cur, upd, ord);
+  // Placeholders: upstream builds a full pod for every empty slot; the loops below only read a
+  // placeholder's name, revision label and (absent) phase, so the full pod is built only for the
+  // slots a create step takes (the same pod upstream would POST).
+  const slot = (ord: number): Pod => {
+    const rev = slotAtCurrentRevision(currentSet, ord) ? cur : upd;
+    return { metadata: { name: `${set.metadata.name}-${ord}`, namespace: set.metadata.namespace, labels: { [CONTROLLER_REVISION_HASH_LABEL]: rev } }, spec: { containers: [] } };
+  };
   const reps: Pod[] = replicas.map((p, ord) => p ?? slot(ord));
   condemned.sort((a, b) => getOrdinal(a) - getOrdinal(b));
 
@@ -133,6 +141,7 @@ export function planStatefulSetUpdate(
       reps[i] = slot(i);
     }
     if (!isCreated(reps[i])) {
+      reps[i] = newVersionedStatefulSetPod(currentSet, updateSet, cur, upd, i);
       steps.push({ op: 'create', pod: reps[i], ordinal: i, delta: { ...revDelta(reps[i], 1), replicas: 1 } });
       if (monotonic) return done('created');
       continue;

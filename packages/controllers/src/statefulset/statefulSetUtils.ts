@@ -133,17 +133,19 @@ export function newStatefulSetPod(set: StatefulSet, ordinal: number, revision: s
 }
 
 /**
- * `newVersionedStatefulSetPod`: built at currentRevision when (RollingUpdate, no rollingUpdate
- * and ordinal < status.currentReplicas) or (rollingUpdate set and ordinal < partition); else at
- * updateRevision (OnDelete included).
+ * Which revision `newVersionedStatefulSetPod` builds a slot at: currentRevision when
+ * (RollingUpdate, no rollingUpdate and ordinal < status.currentReplicas) or (rollingUpdate set and
+ * ordinal < partition); else updateRevision (OnDelete included).
  */
-export function newVersionedStatefulSetPod(currentSet: StatefulSet, updateSet: StatefulSet, currentRevision: string, updateRevision: string, ordinal: number): Pod {
+export function slotAtCurrentRevision(currentSet: StatefulSet, ordinal: number): boolean {
   const st = currentSet.spec.updateStrategy;
   const ru = st?.rollingUpdate;
-  if ((st?.type === 'RollingUpdate' && !ru && ordinal < (currentSet.status?.currentReplicas ?? 0)) || (ru && ordinal < (ru.partition ?? 0))) {
-    return newStatefulSetPod(currentSet, ordinal, currentRevision);
-  }
-  return newStatefulSetPod(updateSet, ordinal, updateRevision);
+  return (st?.type === 'RollingUpdate' && !ru && ordinal < (currentSet.status?.currentReplicas ?? 0)) || (ru !== undefined && ordinal < (ru.partition ?? 0));
+}
+
+/** `newVersionedStatefulSetPod`: the pod for an empty slot, from the set of the revision {@link slotAtCurrentRevision} picks. */
+export function newVersionedStatefulSetPod(currentSet: StatefulSet, updateSet: StatefulSet, currentRevision: string, updateRevision: string, ordinal: number): Pod {
+  return slotAtCurrentRevision(currentSet, ordinal) ? newStatefulSetPod(currentSet, ordinal, currentRevision) : newStatefulSetPod(updateSet, ordinal, updateRevision);
 }
 
 export const getPodRevision = (pod: Pod): string => pod.metadata.labels?.[CONTROLLER_REVISION_HASH_LABEL] ?? '';
@@ -162,7 +164,8 @@ export const allowsBurst = (set: StatefulSet): boolean => set.spec.podManagement
 
 /** `getPatch`: `{spec: {template: <template>, $patch: replace}}` — the template replaces the set's. */
 export function getPatch(set: StatefulSet): Record<string, unknown> {
-  return { spec: { template: { ...(deepCopy(set.spec.template) as unknown as Record<string, unknown>), $patch: 'replace' } } };
+  // Shared, not copied: informer objects and message bodies are never mutated.
+  return { spec: { template: { ...(set.spec.template as unknown as Record<string, unknown>), $patch: 'replace' } } };
 }
 
 /** FNV-1a, 32 bit, over the UTF-8 bytes of `s`. */
@@ -213,18 +216,25 @@ export function newRevision(set: StatefulSet, revision: number, collisionCount: 
 
 /** `ApplyRevision`: the set with the revision's template. */
 export function applyRevision(set: StatefulSet, revision: ControllerRevision): StatefulSet {
-  const clone = deepCopy(set);
   const tmpl = (revision.data as { spec?: { template?: Record<string, unknown> } } | undefined)?.spec?.template;
-  if (tmpl) {
-    const { $patch: _ignored, ...t } = deepCopy(tmpl);
-    clone.spec.template = t as unknown as StatefulSet['spec']['template'];
-  }
-  return clone;
+  if (!tmpl) return set;
+  // A new set object sharing everything but the template (nothing here is mutated; pods built
+  // from it copy their spec).
+  const { $patch: _ignored, ...t } = tmpl;
+  return { ...set, spec: { ...set.spec, template: t as unknown as StatefulSet['spec']['template'] } };
+}
+
+/** Canonical JSON of a revision's data, once per (immutable) revision object. */
+const DATA_JSON = new WeakMap<ControllerRevision, string>();
+function dataJson(r: ControllerRevision): string {
+  let j = DATA_JSON.get(r);
+  if (j === undefined) DATA_JSON.set(r, (j = canonicalJson(r.data ?? null)));
+  return j;
 }
 
 /** `history.EqualRevision`: same data (semantically). */
 export function equalRevision(a: ControllerRevision, b: ControllerRevision): boolean {
-  return canonicalJson(a.data ?? null) === canonicalJson(b.data ?? null);
+  return dataJson(a) === dataJson(b);
 }
 
 /** `SortControllerRevisions`: by revision, then creation time, then name. */
