@@ -2,8 +2,12 @@
  * StatefulSet invariants (spec workload-controllers §6 items 1–4), judged from the apiserver's
  * storage writes (`api.write`) against the pod creates and deletes the StatefulSet controller
  * issued (`controller.sts.create` / `.delete`: what it did, not why). The controller acts on its
- * informer cache, which lags storage by the watch delivery: a pod's state is taken as healthy when
- * it was healthy in storage at the action or up to {@link CACHE_LAG_US} before it.
+ * informer cache, which lags storage by the watch delivery, so each check asks only what a
+ * lagging cache implies: a pod it acted past must have been healthy in storage at some earlier
+ * write of the same object, and a pod still in storage is still in the cache. The set's own
+ * spec and deletionTimestamp are taken as stored at the action and {@link CACHE_LAG_US} before it
+ * (a watch delayed longer by a fault could make `sts-deleting-inert` or the replica count of
+ * `sts-ordered-ready` report what a stale cache did).
  * Not checked here: §6.5 (PVCs never deleted by a controller) — the namespace controller deletes
  * them with the namespace, and the trace does not tell the controllers' requests apart.
  */
@@ -51,10 +55,17 @@ function ctxOf(m: TraceModel): Ctx {
   return { pods: byName(m, 'pods'), sets: byName(m, 'statefulsets') };
 }
 
-/** Healthy at the action, or within the cache lag before it. */
+/**
+ * Whether the object holding `pod`'s name at the action had been healthy at some write before it:
+ * the cache lags storage, so a controller acting on a cache that shows the pod Running and Ready
+ * implies storage showed it so earlier — whatever the lag (a stale cache may still show it
+ * ready after it turned unready, which is not a violation).
+ */
 function healthyForCache(c: Ctx, ns: string, pod: string, a: StatefulSetAction): boolean {
-  const w = c.pods.get(`${ns}/${pod}`);
-  return healthy(stateAt(w, a.t, a.seq)) || healthy(stateAt(w, a.t - CACHE_LAG_US));
+  const writes = c.pods.get(`${ns}/${pod}`) ?? [];
+  const cur = stateAt(writes, a.t, a.seq);
+  if (!live(cur)) return false;
+  return writes.some((w) => w.uid === cur.uid && (w.t < a.t || (w.t === a.t && w.seq < a.seq)) && healthy(w));
 }
 
 /** The set as stored at the action and a cache lag before it (both, for lag-tolerant checks). */
