@@ -235,3 +235,35 @@ ${sts({ sigterm: 'exit:1s:0' }).replace('  serviceName: web', `  serviceName: we
   t.is(uids(part.model, 'web-1').length, 1);
   t.is(uids(part.model, 'web-0').length, 1);
 });
+
+test('W01 part B: while web-0 is unready an OrderedReady scale-down deletes nothing; then web-2, then web-1 once web-2 is gone', async (t) => {
+  // Every pod is unready 20–40 s after its container started (readiness probe every 1 s); the
+  // scale to 1 comes while web-0 is unready.
+  const { report, model } = await runText(
+    'w01b',
+    `kind: Scenario
+cluster: { seed: 1, nodes: [{ name: n1 }] }
+steps:
+  - apply: all
+  - wait: { for: ready, selector: app=web, count: 3, timeout: 2m }
+  - sleep: 20s
+  - id: scale
+    scale: { kind: sts, name: web, replicas: 1 }
+  - sleep: 60s
+expect: { invariants: clean }
+${sts({ sigterm: 'exit:2s:0' })
+  .replace('annotations: { podsim.dev/on-sigterm: "exit:2s:0" }', 'annotations: { podsim.dev/on-sigterm: "exit:2s:0", podsim.dev/not-ready: "20s-40s" }')
+  .replace('containers: [{ name: app, image: nginx:1.21 }]', 'containers: [{ name: app, image: nginx:1.21, readinessProbe: { httpGet: { port: 80 }, periodSeconds: 1, failureThreshold: 1 } }]')}`,
+  );
+  t.true(report.ok, why(report));
+  const scale = stepTimes(model, 'scale').start;
+  const web0 = writesOf(model, 'web-0');
+  const unready = web0.find((w) => w.t < scale && !w.ready && w.phase === 'Running' && web0.some((x) => x.t < w.t && x.ready))!.t;
+  const readyAgain = web0.find((w) => w.t > unready && w.ready)!.t;
+  t.true(unready < scale && readyAgain > scale, `web-0 unready ${unready}–${readyAgain}, scale at ${scale}`);
+  const [del2] = deleteTimes(model, 'web-2');
+  const [del1] = deleteTimes(model, 'web-1');
+  t.true(del2 >= readyAgain, `web-2 deleted at ${del2}, before web-0 was ready again at ${readyAgain}`);
+  t.true(del1 >= goneTimes(model, 'web-2')[0], 'web-1 deleted before web-2 was gone');
+  t.deepEqual(deleteTimes(model, 'web-0'), []);
+});
