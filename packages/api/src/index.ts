@@ -16,6 +16,7 @@ export * from './k8s/apps.js';
 export * from './k8s/policy.js';
 export * from './k8s/batch.js';
 export * from './k8s/apps-daemonset.js';
+export * from './k8s/apps-statefulset.js';
 export * from './protocol/apiserver.js';
 export * as cri from './protocol/cri.js';
 export { runtimeActorId, kubeletActorId } from './protocol/cri.js';

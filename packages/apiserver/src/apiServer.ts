@@ -35,6 +35,7 @@ import type {
   ReplicaSet,
   ResourceName,
   Scale,
+  StatefulSet,
   Status,
 } from '@podsim/api';
 import { DEFAULT_EPOCH_UNIX_SECONDS, Clock as ClockClass } from '@podsim/api';
@@ -69,6 +70,14 @@ import { replicaSetStatusStrategy, replicaSetStrategy } from './registry/replica
 import { jobStatusStrategy, jobStrategy, setDefaultsJob } from './registry/jobStrategy.js';
 import { daemonSetStatusStrategy, daemonSetStrategy, setDefaultsDaemonSet } from './registry/daemonSetStrategy.js';
 import { scaleFrom, updateScale } from './registry/scale.js';
+import {
+  controllerRevisionStrategy,
+  persistentVolumeClaimStatusStrategy,
+  persistentVolumeClaimStrategy,
+  setDefaultsStatefulSet,
+  statefulSetStatusStrategy,
+  statefulSetStrategy,
+} from './registry/statefulSetStrategy.js';
 import { Store, type StoreOptions } from './registry/store.js';
 import type { RESTStrategy, RequestContext } from './registry/strategy.js';
 import { checkFieldLabels, parseFieldSelector, type ParsedFieldSelector } from './selectors/fields.js';
@@ -136,6 +145,9 @@ const KIND_OF_PREFIX: Record<string, ResourceName> = {
   poddisruptionbudgets: 'poddisruptionbudgets',
   jobs: 'jobs',
   daemonsets: 'daemonsets',
+  statefulsets: 'statefulsets',
+  controllerrevisions: 'controllerrevisions',
+  persistentvolumeclaims: 'persistentvolumeclaims',
 };
 
 function notFoundResource(): Status {
@@ -251,6 +263,20 @@ export class ApiServer {
       name: 'poddisruptionbudgets',
       store: policy(podDisruptionBudgetStrategy as RESTStrategy),
       statusStore: policy(podDisruptionBudgetStatusStrategy as RESTStrategy),
+      scalable: false,
+    });
+    add({
+      name: 'statefulsets',
+      store: apps('statefulsets', 'StatefulSet', statefulSetStrategy as RESTStrategy),
+      statusStore: apps('statefulsets', 'StatefulSet', statefulSetStatusStrategy as RESTStrategy),
+      scalable: true,
+      defaults: (o) => setDefaultsStatefulSet(o as StatefulSet),
+    });
+    add({ name: 'controllerrevisions', store: apps('controllerrevisions', 'ControllerRevision', controllerRevisionStrategy as RESTStrategy), scalable: false });
+    add({
+      name: 'persistentvolumeclaims',
+      store: core('persistentvolumeclaims', 'PersistentVolumeClaim', '/registry/persistentvolumeclaims', persistentVolumeClaimStrategy as RESTStrategy, false),
+      statusStore: core('persistentvolumeclaims', 'PersistentVolumeClaim', '/registry/persistentvolumeclaims', persistentVolumeClaimStatusStrategy as RESTStrategy, false),
       scalable: false,
     });
   }

@@ -8,6 +8,9 @@
 import type {
   DaemonSet,
   Job,
+  ControllerRevision,
+  PersistentVolumeClaim,
+  StatefulSet,
   PodDisruptionBudget,
   Clock,
   ContainerStatus,
@@ -496,6 +499,95 @@ export function printDaemonSet(ds: DaemonSet, nowUs: VirtualTime, clock: Clock):
   };
 }
 
+// ---- StatefulSet, ControllerRevision, PersistentVolumeClaim (printers.go v1.22: printStatefulSet,
+// printControllerRevision, printPersistentVolumeClaim and their column definitions).
+
+/** `statefulSetColumnDefinitions`. */
+export const STATEFULSET_COLUMNS: readonly TableColumnDefinition[] = [
+  col('Name', 'string', DOC_NAME, 0, 'name'),
+  col('Ready', 'string', 'Number of the pod with ready state'),
+  col('Age', 'string', DOC_CREATION),
+  col('Containers', 'string', DOC_CONTAINERS, 1),
+  col('Images', 'string', DOC_IMAGES, 1),
+];
+
+/** `printStatefulSet` (wide): NAME READY AGE CONTAINERS IMAGES; READY is `readyReplicas/spec.replicas`. */
+export function printStatefulSet(ss: StatefulSet, nowUs: VirtualTime, clock: Clock): PrintedRow {
+  const [names, images] = layoutContainerCells(ss.spec?.template?.spec?.containers);
+  return {
+    cells: [
+      ss.metadata.name ?? '',
+      `${ss.status?.readyReplicas ?? 0}/${ss.spec?.replicas ?? 0}`,
+      translateTimestampSince(ss.metadata.creationTimestamp, nowUs, clock),
+      names,
+      images,
+    ],
+  };
+}
+
+/** `controllerRevisionColumnDefinition`. */
+export const CONTROLLER_REVISION_COLUMNS: readonly TableColumnDefinition[] = [
+  col('Name', 'string', DOC_NAME, 0, 'name'),
+  col('Controller', 'string', 'Controller of the object'),
+  col('Revision', 'string', 'Revision indicates the revision of the state represented by Data.'),
+  col('Age', 'string', DOC_CREATION),
+];
+
+/** `printControllerRevision`: CONTROLLER is `<kind lowercased>.<group>/<name>` of the controller ref, or `<none>`. */
+export function printControllerRevision(cr: ControllerRevision, nowUs: VirtualTime, clock: Clock): PrintedRow {
+  const ref = (cr.metadata.ownerReferences ?? []).find((r) => r.controller === true);
+  let controller = '<none>';
+  if (ref) {
+    const group = ref.apiVersion.includes('/') ? ref.apiVersion.split('/')[0] : '';
+    controller = `${ref.kind.toLowerCase()}${group ? `.${group}` : ''}/${ref.name}`;
+  }
+  return { cells: [cr.metadata.name ?? '', controller, cr.revision ?? 0, translateTimestampSince(cr.metadata.creationTimestamp, nowUs, clock)] };
+}
+
+/** `persistentVolumeClaimColumnDefinitions`. */
+export const PERSISTENT_VOLUME_CLAIM_COLUMNS: readonly TableColumnDefinition[] = [
+  col('Name', 'string', DOC_NAME, 0, 'name'),
+  col('Status', 'string', 'Phase represents the current phase of PersistentVolumeClaim.'),
+  col('Volume', 'string', 'VolumeName is the binding reference to the PersistentVolume backing this claim.'),
+  col('Capacity', 'string', 'Represents the actual resources of the underlying volume.'),
+  col('Access Modes', 'string', 'AccessModes contains the actual access modes the volume backing the PVC has. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes-1'),
+  col('StorageClass', 'string', 'Name of the StorageClass required by the claim. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#class-1'),
+  col('Age', 'string', DOC_CREATION),
+  col('VolumeMode', 'string', 'volumeMode defines what type of volume is required by the claim. Value of Filesystem is implied when not included in claim spec.', 1),
+];
+
+/** `GetAccessModesAsString`: RWO, ROX, RWX in that order, comma-separated. */
+function accessModesAsString(modes: readonly string[] | undefined): string {
+  const m = modes ?? [];
+  const out: string[] = [];
+  if (m.includes('ReadWriteOnce')) out.push('RWO');
+  if (m.includes('ReadOnlyMany')) out.push('ROX');
+  if (m.includes('ReadWriteMany')) out.push('RWX');
+  if (m.includes('ReadWriteOncePod')) out.push('RWOP');
+  return out.join(',');
+}
+
+/** `printPersistentVolumeClaim`: capacity and access modes only once bound (from status). */
+export function printPersistentVolumeClaim(pvc: PersistentVolumeClaim, nowUs: VirtualTime, clock: Clock): PrintedRow {
+  const phase = pvc.metadata.deletionTimestamp ? 'Terminating' : (pvc.status?.phase ?? '');
+  const bound = Boolean(pvc.spec?.volumeName);
+  const capacity = bound ? (pvc.status?.capacity?.storage ?? '') : '';
+  const modes = bound ? accessModesAsString(pvc.status?.accessModes) : '';
+  const storageClass = pvc.spec?.storageClassName ?? pvc.metadata.annotations?.['volume.beta.kubernetes.io/storage-class'] ?? '';
+  return {
+    cells: [
+      pvc.metadata.name ?? '',
+      phase,
+      pvc.spec?.volumeName ?? '',
+      capacity,
+      modes,
+      storageClass,
+      translateTimestampSince(pvc.metadata.creationTimestamp, nowUs, clock),
+      pvc.spec?.volumeMode ?? '<unset>',
+    ],
+  };
+}
+
 /** Printer and columns per resource. */
 export interface PrinterEntry {
   readonly columns: readonly TableColumnDefinition[];
@@ -512,6 +604,9 @@ export const PRINTERS: Readonly<Record<string, PrinterEntry>> = {
   poddisruptionbudgets: { columns: POD_DISRUPTION_BUDGET_COLUMNS, print: (o, n, c) => printPodDisruptionBudget(o as PodDisruptionBudget, n, c) },
   jobs: { columns: JOB_COLUMNS, print: (o, n, c) => printJob(o as Job, n, c) },
   daemonsets: { columns: DAEMONSET_COLUMNS, print: (o, n, c) => printDaemonSet(o as DaemonSet, n, c) },
+  statefulsets: { columns: STATEFULSET_COLUMNS, print: (o, n, c) => printStatefulSet(o as StatefulSet, n, c) },
+  controllerrevisions: { columns: CONTROLLER_REVISION_COLUMNS, print: (o, n, c) => printControllerRevision(o as ControllerRevision, n, c) },
+  persistentvolumeclaims: { columns: PERSISTENT_VOLUME_CLAIM_COLUMNS, print: (o, n, c) => printPersistentVolumeClaim(o as PersistentVolumeClaim, n, c) },
 };
 
 /** `meta.AsPartialObjectMetadata`. */

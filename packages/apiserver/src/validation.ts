@@ -506,7 +506,7 @@ export function validatePodBinding(target: { kind?: string; name?: string } | un
 
 // ---- apps (pkg/apis/apps/validation/validation.go) ----------------------------------------------
 
-function validateNonNegative(v: number | undefined, path: string): FieldError[] {
+export function validateNonNegative(v: number | undefined, path: string): FieldError[] {
   return v !== undefined && v < 0 ? [field.invalid(path, v, 'must be greater than or equal to 0')] : [];
 }
 

@@ -6,7 +6,7 @@
  */
 import { US_PER_SECOND, type RunFailure } from '@podsim/api';
 import { TraceModel } from './checkers/model.js';
-import { INVARIANTS, checkInvariants, type Violation } from './checkers/invariants.js';
+import { ALL_INVARIANTS, checkInvariants, type Violation } from './checkers/invariants.js';
 import { evaluateExpectations, type ExpectationResult } from './expect/evaluate.js';
 import { runPlan, type EngineOptions, type EngineResult } from './engine.js';
 import { compileScenario, type PlanOptions, type RunPlan } from './scenario/compile.js';
@@ -167,7 +167,7 @@ export function judge(plan: RunPlan, res: EngineResult): { report: RunReport; mo
     watch: watchLines(model),
     steps,
     expectations,
-    invariantsChecked: [...INVARIANTS.map((i) => i.id).filter((id) => !disabled.has(id)), ...(plan.explore ? [LIVENESS] : [])],
+    invariantsChecked: [...ALL_INVARIANTS.map((i) => i.id).filter((id) => !disabled.has(id)), ...(plan.explore ? [LIVENESS] : [])],
     violations,
     allowedViolations: all.filter((v) => allow.has(v.invariant)),
     pods,

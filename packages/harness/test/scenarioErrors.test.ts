@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { main, EXIT_BAD_INPUT, EXIT_OK } from '../src/cli.js';
+import { MANIFEST_KINDS } from '../src/scenario/schema.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'podsim-scenario-'));
 test.after.always(() => rmSync(dir, { recursive: true, force: true }));
@@ -83,9 +84,9 @@ const cases: Array<{ title: string; text: string; line: number; message: RegExp 
   },
   {
     title: 'a manifest of an unsupported kind',
-    text: GOOD.replace('kind: Pod', 'kind: StatefulSet'),
+    text: GOOD.replace('kind: Pod', 'kind: ReplicationController'),
     line: 11,
-    message: /unsupported kind "StatefulSet"/,
+    message: /unsupported kind "ReplicationController"/,
   },
   {
     title: 'a bad behaviour annotation value',
@@ -333,9 +334,9 @@ items:
   const r = await cli(['validate', p]);
   t.is(r.code, EXIT_OK, r.err);
   t.deepEqual(r.err.split('\n'), [
-    `${p}:22:7: warning: Service/web kind: skipped: podsim does not simulate Service (it simulates Pod, Node, Namespace, ReplicaSet, Deployment, PodDisruptionBudget, Job, DaemonSet)`,
-    `${p}:29:29: warning: ConfigMap/cfg items[0].kind: skipped: podsim does not simulate ConfigMap (it simulates Pod, Node, Namespace, ReplicaSet, Deployment, PodDisruptionBudget, Job, DaemonSet)`,
-    `${p}:30:47: warning: Ingress/web items[1].kind: skipped: podsim does not simulate Ingress (it simulates Pod, Node, Namespace, ReplicaSet, Deployment, PodDisruptionBudget, Job, DaemonSet)`,
+    `${p}:22:7: warning: Service/web kind: skipped: podsim does not simulate Service (it simulates ${MANIFEST_KINDS.join(', ')})`,
+    `${p}:29:29: warning: ConfigMap/cfg items[0].kind: skipped: podsim does not simulate ConfigMap (it simulates ${MANIFEST_KINDS.join(', ')})`,
+    `${p}:30:47: warning: Ingress/web items[1].kind: skipped: podsim does not simulate Ingress (it simulates ${MANIFEST_KINDS.join(', ')})`,
   ]);
   t.regex(r.out, /ok \(3 steps/);
   // A step that names a skipped object says why it is not there.
@@ -347,7 +348,7 @@ items:
     ['{ kind: Service, metadata: { name: web } }', /Service\/web: missing required field "apiVersion"/],
     ['{ apiVersion: v1, kind: Secret, metadata: {} }', /Secret\/\? metadata: missing required field "name"/],
     ['{ apiVersion: apps/v1, kind: Deploymnet, metadata: { name: d } }', /unsupported kind "Deploymnet": .*\(did you mean "Deployment"\?\)/],
-    ['{ apiVersion: apps/v1, kind: StatefulSet, metadata: { name: s } }', /unsupported kind "StatefulSet" \(its pods would be missing from the run/],
+    ['{ apiVersion: v1, kind: ReplicationController, metadata: { name: s } }', /unsupported kind "ReplicationController" \(its pods would be missing from the run/],
   ] as const) {
     const e = await cli(['validate', file('bad-kind.yaml', `${GOOD}---\n${bad}\n`)]);
     t.is(e.code, EXIT_BAD_INPUT, bad);

@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runServe } from '../src/serve/command.js';
+import { MANIFEST_KINDS } from '../src/scenario/schema.js';
 
 test('podsim serve --scenario prints one warning per skipped kind (none for a livenessProbe), then serves', async (t) => {
   t.timeout(60_000);
@@ -41,7 +42,7 @@ metadata: { name: web }
   const code = await runServe({ scenario: file, host: '127.0.0.1', port: 0, speed: 1 }, { out: (l) => out.push(l), err: (l) => err.push(l) }, Promise.resolve());
   t.is(code, 0, err.join('\n'));
   t.deepEqual(err, [
-    `${file}:17:7: warning: Service/web kind: skipped: podsim does not simulate Service (it simulates Pod, Node, Namespace, ReplicaSet, Deployment, PodDisruptionBudget, Job, DaemonSet)`,
+    `${file}:17:7: warning: Service/web kind: skipped: podsim does not simulate Service (it simulates ${MANIFEST_KINDS.join(', ')})`,
   ]);
   t.regex(out[0], /^podsim serve: .*app\.yaml \(nodes node-1; seed 1\)/);
 });

@@ -75,7 +75,7 @@ export function createActor(_id: string, config: unknown): Actor {
       const phase = (ev.object as Namespace).status?.phase;
       if (phase !== undefined) data.phase = phase;
     }
-    if (resource === 'replicasets') {
+    if (resource === 'replicasets' || resource === 'statefulsets') {
       const replicas = (ev.object as { status?: { replicas?: number } }).status?.replicas;
       data.statusReplicas = replicas ?? 0;
     }
@@ -86,6 +86,11 @@ export function createActor(_id: string, config: unknown): Actor {
         data.jobCondition = c.type;
         if (c.reason) data.jobReason = c.reason;
       }
+    }
+    if (resource === 'statefulsets') {
+      const spec = (ev.object as { spec?: { replicas?: number; podManagementPolicy?: string } }).spec;
+      data.specReplicas = spec?.replicas ?? 1;
+      if (spec?.podManagementPolicy) data.podManagementPolicy = spec.podManagementPolicy;
     }
     if (m.finalizers?.length) data.finalizers = m.finalizers;
     ctx.trace('api.write', `${ev.type} ${resource} ${m.namespace ? `${m.namespace}/` : ''}${m.name} rv=${m.resourceVersion}`, data);

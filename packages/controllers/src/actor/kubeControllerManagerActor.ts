@@ -1,14 +1,16 @@
 /**
  * The `kube-controller-manager` actor (cmd/kube-controller-manager): shared informers for pods,
- * ReplicaSets, Deployments, nodes, namespaces, PodDisruptionBudgets, Jobs and DaemonSets (one list+watch each,
- * kept in a local cache) and the ReplicaSet, Deployment, pod GC, garbage-collector, namespace,
- * disruption, Job, TTL-after-finished and DaemonSet controllers, each with its
+ * ReplicaSets, Deployments, nodes, namespaces, PodDisruptionBudgets, Jobs, DaemonSets, StatefulSets,
+ * ControllerRevisions and PersistentVolumeClaims (one list+watch each, kept in a local cache) and
+ * the ReplicaSet, Deployment, pod GC, garbage-collector, namespace, disruption, Job,
+ * TTL-after-finished, DaemonSet and StatefulSet controllers, each with its
  * own rate-limited client (`--kube-api-qps` 20 / `--kube-api-burst` 30 per controller client, as
  * the controller manager builds one client per controller; the namespace controller's is ×20 /
  * ×100, as `startNamespaceController` sets it). Controllers start once every informer they use
  * has synced.
  */
-import type { Actor, DaemonSet, Deployment, Job, Namespace, Node, Pod, PodDisruptionBudget, ReplicaSet } from '@podsim/api';
+import type { Actor, ControllerRevision, DaemonSet, Deployment, Job, KubeObject, Namespace, Node, PersistentVolumeClaim, Pod, PodDisruptionBudget, ReplicaSet, ResourceName, StatefulSet } from '@podsim/api';
+import { StatefulSetController } from '../statefulset/statefulSet.js';
 import { DisruptionController } from '../disruption/disruptionController.js';
 import { DeploymentController } from '../deployment/deploymentController.js';
 import { GarbageCollector } from '../garbagecollector/garbageCollector.js';
@@ -20,7 +22,7 @@ import { PodGCController } from '../podgc/gcController.js';
 import { ReplicaSetController } from '../replicaset/replicaSet.js';
 import { shellActor, type ApiConnectionConfig } from './shell.js';
 
-export type ControllerName = 'replicaset' | 'deployment' | 'podgc' | 'garbagecollector' | 'namespace' | 'disruption' | 'job' | 'ttl-after-finished' | 'daemonset';
+export type ControllerName = 'replicaset' | 'deployment' | 'podgc' | 'garbagecollector' | 'namespace' | 'disruption' | 'job' | 'ttl-after-finished' | 'daemonset' | 'statefulset';
 
 /** Plain-data configuration (all optional; defaults are kube-controller-manager v1.22's). */
 export interface KubeControllerManagerConfig extends ApiConnectionConfig {
@@ -39,6 +41,8 @@ export interface KubeControllerManagerConfig extends ApiConnectionConfig {
   readonly concurrentJobSyncs?: number;
   /** `--concurrent-ttl-after-finished-syncs` (default 5). */
   readonly concurrentTTLSyncs?: number;
+  /** `--concurrent-statefulset-syncs` (default 5). */
+  readonly concurrentStatefulSetSyncs?: number;
   /** `--concurrent-namespace-syncs` (default 10). */
   readonly concurrentNamespaceSyncs?: number;
   /** `BurstReplicas` (default 500). */
@@ -56,7 +60,7 @@ export interface KubeControllerManagerConfig extends ApiConnectionConfig {
 export const KUBE_CONTROLLER_MANAGER = 'kube-controller-manager';
 export const DEFAULT_KUBE_API_QPS = 20;
 export const DEFAULT_KUBE_API_BURST = 30;
-const ALL: readonly ControllerName[] = ['replicaset', 'deployment', 'podgc', 'garbagecollector', 'namespace', 'disruption', 'job', 'ttl-after-finished', 'daemonset'];
+const ALL: readonly ControllerName[] = ['replicaset', 'deployment', 'podgc', 'garbagecollector', 'namespace', 'disruption', 'job', 'ttl-after-finished', 'daemonset', 'statefulset'];
 
 function checkConfig(config: unknown): KubeControllerManagerConfig {
   const c = (config ?? {}) as KubeControllerManagerConfig;
@@ -76,6 +80,7 @@ export interface ControllerManagerState {
   readonly job?: JobController;
   readonly 'ttl-after-finished'?: TTLAfterFinishedController;
   readonly daemonset?: DaemonSetsController;
+  readonly statefulset?: StatefulSetController;
 }
 
 export function createActor(_id: string, config: unknown): Actor {
@@ -101,11 +106,11 @@ export function createActor(_id: string, config: unknown): Actor {
         poddisruptionbudgets: enabled.has('disruption'),
         jobs: enabled.has('job') || enabled.has('ttl-after-finished') || enabled.has('garbagecollector'),
         daemonsets: enabled.has('daemonset') || enabled.has('garbagecollector'),
+        statefulsets: enabled.has('statefulset') || enabled.has('garbagecollector'),
+        controllerrevisions: enabled.has('statefulset') || enabled.has('garbagecollector'),
+        persistentvolumeclaims: enabled.has('statefulset'),
       };
-      const mk = <T extends Pod | ReplicaSet | Deployment | Node | Namespace | PodDisruptionBudget | Job | DaemonSet>(
-        on: boolean,
-        resource: 'pods' | 'replicasets' | 'deployments' | 'nodes' | 'namespaces' | 'poddisruptionbudgets' | 'jobs' | 'daemonsets',
-      ) => {
+      const mk = <T extends KubeObject>(on: boolean, resource: ResourceName) => {
         if (!on) return undefined;
         pending++;
         return shell.informer<T>(resource, synced);
@@ -118,6 +123,9 @@ export function createActor(_id: string, config: unknown): Actor {
       const pdbs = mk<PodDisruptionBudget>(need.poddisruptionbudgets, 'poddisruptionbudgets');
       const jobs = mk<Job>(need.jobs, 'jobs');
       const daemonsets = mk<DaemonSet>(need.daemonsets, 'daemonsets');
+      const sets = mk<StatefulSet>(need.statefulsets, 'statefulsets');
+      const revisions = mk<ControllerRevision>(need.controllerrevisions, 'controllerrevisions');
+      const pvcs = mk<PersistentVolumeClaim>(need.persistentvolumeclaims, 'persistentvolumeclaims');
       if (enabled.has('replicaset')) {
         const c = new ReplicaSetController(shell.env, pods, rss!, shell.client('replicaset-controller', qps, burst), {
           burstReplicas: cfg.burstReplicas,
@@ -141,7 +149,7 @@ export function createActor(_id: string, config: unknown): Actor {
         starters.push(() => c.start());
       }
       if (enabled.has('garbagecollector')) {
-        const c = new GarbageCollector(shell.env, { pods, replicasets: rss!, deployments: ds!, namespaces: namespaces!, jobs, daemonsets }, shell.client('generic-garbage-collector', qps, burst), {
+        const c = new GarbageCollector(shell.env, { pods, replicasets: rss!, deployments: ds!, namespaces: namespaces!, jobs, daemonsets, statefulsets: sets, controllerrevisions: revisions }, shell.client('generic-garbage-collector', qps, burst), {
           workers: cfg.concurrentGCSyncs,
         });
         state.garbagecollector = c;
@@ -177,6 +185,13 @@ export function createActor(_id: string, config: unknown): Actor {
           workers: cfg.concurrentDaemonSetSyncs,
         });
         state.daemonset = c;
+        starters.push(() => c.workers.start());
+      }
+      if (enabled.has('statefulset')) {
+        const c = new StatefulSetController(shell.env, pods, sets!, revisions!, pvcs!, shell.client('statefulset-controller', qps, burst), {
+          workers: cfg.concurrentStatefulSetSyncs,
+        });
+        state.statefulset = c;
         starters.push(() => c.workers.start());
       }
     }),

@@ -1,11 +1,11 @@
 /**
  * The garbage collector (`pkg/controller/garbagecollector/{garbagecollector.go,graph_builder.go}`,
- * v1.22; spec §2.8) over pods, ReplicaSets, Deployments, Jobs and DaemonSets: a uid graph with virtual owners,
+ * v1.22; spec §2.8) over pods, ReplicaSets, Deployments, Jobs, DaemonSets, StatefulSets and ControllerRevisions: a uid graph with virtual owners,
  * `attemptToDeleteItem` (background / foreground propagation, live GETs and absentOwnerCache as
  * upstream), `processDeletingDependentsItem` (foregroundDeletion) and the orphan finalizer.
  * Owner kinds podsim does not serve are treated as existing (never collected).
  */
-import type { ApiResult, DaemonSet, Deployment, Job, KubeObject, Namespace, OwnerReference, Pod, ReplicaSet, ResourceName } from '@podsim/api';
+import type { ApiResult, ControllerRevision, DaemonSet, Deployment, Job, KubeObject, Namespace, OwnerReference, Pod, ReplicaSet, ResourceName, StatefulSet } from '@podsim/api';
 import type { ApiClient } from '../client.js';
 import { all, call, isConflict, isNotFound, isOk, objectOf, syncErrorOf, type Sync, type SyncError } from '../coroutine.js';
 import type { ControllerEnv } from '../env.js';
@@ -29,6 +29,8 @@ const KIND_RESOURCE: Record<string, { resource: ResourceName; namespaced: boolea
   Namespace: { resource: 'namespaces', namespaced: false },
   Job: { resource: 'jobs', namespaced: true },
   DaemonSet: { resource: 'daemonsets', namespaced: true },
+  StatefulSet: { resource: 'statefulsets', namespaced: true },
+  ControllerRevision: { resource: 'controllerrevisions', namespaced: true },
 };
 
 interface Identity {
@@ -65,7 +67,16 @@ export class GarbageCollector {
 
   constructor(
     private readonly env: ControllerEnv,
-    informers: { pods: Informer<Pod>; replicasets: Informer<ReplicaSet>; deployments: Informer<Deployment>; namespaces?: Informer<Namespace>; jobs?: Informer<Job>; daemonsets?: Informer<DaemonSet> },
+    informers: {
+      pods: Informer<Pod>;
+      replicasets: Informer<ReplicaSet>;
+      deployments: Informer<Deployment>;
+      namespaces?: Informer<Namespace>;
+      jobs?: Informer<Job>;
+      daemonsets?: Informer<DaemonSet>;
+      statefulsets?: Informer<StatefulSet>;
+      controllerrevisions?: Informer<ControllerRevision>;
+    },
     client: ApiClient,
     opts: GarbageCollectorOptions = {},
   ) {
@@ -79,6 +90,8 @@ export class GarbageCollector {
       ['Namespace', informers.namespaces],
       ['Job', informers.jobs],
       ['DaemonSet', informers.daemonsets],
+      ['StatefulSet', informers.statefulsets],
+      ['ControllerRevision', informers.controllerrevisions],
     ] as const) {
       if (!inf) continue;
       (inf as unknown as Informer<KubeObject>).addEventHandler({

@@ -31,10 +31,13 @@ export interface DeletableResource {
 /** The namespaced, deletable resources podsim serves, in discovery order. */
 export const NAMESPACED_RESOURCES: readonly DeletableResource[] = [
   { group: '', version: 'v1', resource: 'events' },
+  { group: '', version: 'v1', resource: 'persistentvolumeclaims' },
   { group: '', version: 'v1', resource: 'pods' },
+  { group: 'apps', version: 'v1', resource: 'controllerrevisions' },
   { group: 'apps', version: 'v1', resource: 'daemonsets' },
   { group: 'apps', version: 'v1', resource: 'deployments' },
   { group: 'apps', version: 'v1', resource: 'replicasets' },
+  { group: 'apps', version: 'v1', resource: 'statefulsets' },
   { group: 'batch', version: 'v1', resource: 'jobs' },
   { group: 'policy', version: 'v1', resource: 'poddisruptionbudgets' },
 ];

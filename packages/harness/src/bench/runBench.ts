@@ -17,7 +17,7 @@ import type { Placement } from '@podsim/api/protocol/control';
 import { Simulation, SimulationError, type SimulationMetrics } from '@podsim/sim';
 import { measureRawTransport } from '@podsim/sim/rawTransport';
 import { TraceModel } from '../checkers/model.js';
-import { INVARIANTS, checkInvariants } from '../checkers/invariants.js';
+import { ALL_INVARIANTS, checkInvariants } from '../checkers/invariants.js';
 import { resolveModule } from '../engine.js';
 import type { StormResult } from '../driver/stormDriver.js';
 import { BENCH_APISERVER_MODEL, type BenchPlan } from './stormPlan.js';
@@ -330,7 +330,7 @@ export async function runBenchPlan(plan: BenchPlan, opts: BenchRunOptions = {}):
     hostHeapPeakBytes,
     hostHeapBytesPerPod: round(hostHeapAtDeleteBytes / Math.max(1, plan.pods)),
     traceRecords,
-    invariantsChecked: INVARIANTS.length,
+    invariantsChecked: ALL_INVARIANTS.length,
     violations: violations.length,
     violationSamples: violations.slice(0, 5).map((v) => `${v.invariant} at ${v.t / US_PER_SECOND}s: ${v.message}`),
     checkWallSeconds: round(checkWallSeconds, 3),

@@ -8,6 +8,7 @@
 import { US_PER_SECOND, parseRfc3339 } from '@podsim/api';
 import { humanDuration } from '../duration.js';
 import type { ApiWrite, ProcessLife, Span, TraceModel } from './model.js';
+import { STATEFULSET_INVARIANTS } from './statefulSetInvariants.js';
 
 export interface Violation {
   /** Checker id, e.g. `no-removal-while-running`. */
@@ -564,10 +565,13 @@ export const INVARIANTS: readonly Invariant[] = [
   },
 ];
 
+/** Every checker: the deletion-protocol ones above, then the workload controllers' (WC §6). */
+export const ALL_INVARIANTS: readonly Invariant[] = [...INVARIANTS, ...STATEFULSET_INVARIANTS];
+
 /** Ids of every checker, for `expect.invariants.allow` validation. */
-export const INVARIANT_IDS: readonly string[] = INVARIANTS.map((i) => i.id);
+export const INVARIANT_IDS: readonly string[] = ALL_INVARIANTS.map((i) => i.id);
 
 /** Runs every checker; violations sorted by virtual time. */
 export function checkInvariants(m: TraceModel, ctx: CheckContext): Violation[] {
-  return INVARIANTS.flatMap((inv) => inv.check(m, ctx)).sort((a, b) => a.t - b.t);
+  return ALL_INVARIANTS.flatMap((inv) => inv.check(m, ctx)).sort((a, b) => a.t - b.t);
 }

@@ -24,10 +24,28 @@ export interface ApiWrite {
   /** Jobs: the True finished condition (`Complete` / `Failed`) and its reason, if any. */
   readonly jobCondition?: string;
   readonly jobReason?: string;
-  /** ReplicaSets: `status.replicas` of the written object. */
+  /** ReplicaSets and StatefulSets: `status.replicas` of the written object. */
   readonly statusReplicas?: number;
   /** Pods: every container ready (the READY column's n/n). */
   readonly ready?: true;
+  /** StatefulSets: `spec.replicas` and `spec.podManagementPolicy` of the written object. */
+  readonly specReplicas?: number;
+  readonly podManagementPolicy?: string;
+}
+
+/** A pod create or delete the StatefulSet controller issued (`controller.sts.create` / `.delete`), traced once answered. */
+export interface StatefulSetAction {
+  readonly t: number;
+  readonly seq: number;
+  readonly op: 'create' | 'delete';
+  readonly namespace: string;
+  readonly set: string;
+  readonly pod: string;
+  readonly ordinal: number;
+  /** Deletes: `failed`, `condemned` or `update`. */
+  readonly why?: string;
+  readonly uid?: string;
+  readonly code: number;
 }
 
 export interface ApiRequest {
@@ -117,6 +135,8 @@ export class TraceModel {
   /** Pod writes per UID, in order. */
   readonly podWrites = new Map<string, ApiWrite[]>();
   readonly requests: ApiRequest[] = [];
+  /** The StatefulSet controller's pod creates and deletes, in trace order. */
+  readonly stsActions: StatefulSetAction[] = [];
   readonly processes: ProcessLife[] = [];
   readonly processById = new Map<string, ProcessLife>();
   readonly criCalls: CriCall[] = [];
@@ -181,6 +201,8 @@ export class TraceModel {
             statusReplicas: num(d.statusReplicas),
             ...(d.jobCondition !== undefined ? { jobCondition: str(d.jobCondition), jobReason: str(d.jobReason) } : {}),
             ...(d.ready === true ? { ready: true as const } : {}),
+            ...(d.specReplicas !== undefined ? { specReplicas: num(d.specReplicas) } : {}),
+            ...(d.podManagementPolicy !== undefined ? { podManagementPolicy: str(d.podManagementPolicy) } : {}),
           };
           this.writes.push(w);
           if (w.resource === 'pods') {
@@ -204,6 +226,24 @@ export class TraceModel {
             gracePeriodSeconds: num(d.gracePeriodSeconds),
             ...(d.preconditionUid !== undefined ? { preconditionUid: str(d.preconditionUid) } : {}),
             ...(d.subresource !== undefined ? { subresource: str(d.subresource) } : {}),
+          });
+          break;
+        }
+        case 'controller.sts.create':
+        case 'controller.sts.delete': {
+          const code = num(d.code);
+          if (code === undefined) break;
+          this.stsActions.push({
+            t: r.t,
+            seq: r.seq,
+            op: r.kind === 'controller.sts.create' ? 'create' : 'delete',
+            namespace: str(d.namespace) ?? '',
+            set: str(d.statefulset) ?? '',
+            pod: str(d.pod) ?? '',
+            ordinal: num(d.ordinal) ?? -1,
+            why: str(d.why),
+            uid: str(d.uid),
+            code,
           });
           break;
         }

@@ -66,6 +66,10 @@ export function resourceOfKind(kind: string | undefined): ResourceName | undefin
       return 'jobs';
     case 'DaemonSet':
       return 'daemonsets';
+    case 'StatefulSet':
+      return 'statefulsets';
+    case 'PersistentVolumeClaim':
+      return 'persistentvolumeclaims';
     default:
       return undefined;
   }
@@ -84,6 +88,10 @@ export function kubectlKind(resource: ResourceName): string {
       return 'job.batch';
     case 'daemonsets':
       return 'daemonset.apps';
+    case 'statefulsets':
+      return 'statefulset.apps';
+    case 'controllerrevisions':
+      return 'controllerrevision.apps';
     default:
       return resource.replace(/s$/, '');
   }

@@ -79,7 +79,7 @@ export interface PatchStep extends StepBase {
 /** `kubectl scale --replicas`. */
 export interface ScaleStep extends StepBase {
   readonly kind: 'scale';
-  readonly resource: 'deployments' | 'replicasets';
+  readonly resource: 'deployments' | 'replicasets' | 'statefulsets';
   readonly namespace: string;
   readonly name: string;
   readonly replicas: number;

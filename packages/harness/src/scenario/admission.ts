@@ -41,7 +41,7 @@ export function fieldPath(field: string): Path {
 function podSpecOf(o: KubeObject): { spec: Record<string, unknown>; path: Path } | undefined {
   const x = o as unknown as { kind?: string; spec?: { template?: { spec?: unknown } } };
   if (x.kind === 'Pod' && x.spec) return { spec: x.spec as Record<string, unknown>, path: ['spec'] };
-  if ((x.kind === 'Deployment' || x.kind === 'ReplicaSet') && x.spec?.template?.spec) return { spec: x.spec.template.spec as Record<string, unknown>, path: ['spec', 'template', 'spec'] };
+  if ((x.kind === 'Deployment' || x.kind === 'ReplicaSet' || x.kind === 'StatefulSet') && x.spec?.template?.spec) return { spec: x.spec.template.spec as Record<string, unknown>, path: ['spec', 'template', 'spec'] };
   return undefined;
 }
 

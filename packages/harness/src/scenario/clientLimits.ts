@@ -52,7 +52,7 @@ export function formatClientLimits(l: ClientLimits): string {
 export function throttleAllowanceUs(steps: readonly DriverStep[], objects: readonly KubeObject[], kubectl: ClientLimit): number {
   if (kubectl.qps <= 0) return 0;
   const replicas = (o: KubeObject) => ((o as { spec?: { replicas?: number } }).spec?.replicas ?? 1);
-  let pods = objects.reduce((n, o) => n + (o.kind === 'Pod' ? 1 : o.kind === 'Deployment' || o.kind === 'ReplicaSet' ? replicas(o) : 0), 0);
+  let pods = objects.reduce((n, o) => n + (o.kind === 'Pod' ? 1 : o.kind === 'Deployment' || o.kind === 'ReplicaSet' || o.kind === 'StatefulSet' ? replicas(o) : 0), 0);
   for (const s of steps) if (s.kind === 'scale') pods += s.replicas;
   const perStep = ((pods + objects.length + kubectl.burst) / kubectl.qps) * US_PER_SECOND;
   const acting = steps.filter((s) => s.kind !== 'sleep' && s.kind !== 'watch' && s.kind !== 'fault').length;

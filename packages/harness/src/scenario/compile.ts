@@ -137,9 +137,26 @@ const KIND_RESOURCE: Record<string, ResourceName> = {
   daemonset: 'daemonsets',
   daemonsets: 'daemonsets',
   ds: 'daemonsets',
+  statefulset: 'statefulsets',
+  statefulsets: 'statefulsets',
+  sts: 'statefulsets',
+  persistentvolumeclaim: 'persistentvolumeclaims',
+  persistentvolumeclaims: 'persistentvolumeclaims',
+  pvc: 'persistentvolumeclaims',
 };
 
-const KIND_SINGULAR: Record<string, string> = { pods: 'pod', deployments: 'deployment', replicasets: 'replicaset', nodes: 'node', namespaces: 'namespace', poddisruptionbudgets: 'poddisruptionbudget', jobs: 'job', daemonsets: 'daemonset' };
+const KIND_SINGULAR: Record<string, string> = {
+  pods: 'pod',
+  deployments: 'deployment',
+  replicasets: 'replicaset',
+  nodes: 'node',
+  namespaces: 'namespace',
+  poddisruptionbudgets: 'poddisruptionbudget',
+  jobs: 'job',
+  daemonsets: 'daemonset',
+  statefulsets: 'statefulset',
+  persistentvolumeclaims: 'persistentvolumeclaim',
+};
 
 /** KubeletConfiguration names → the kubelet actor's config fields (packages/kubelet/src/kubeletConfig.ts). */
 function kubeletConfig(settings: KubeletSettings | undefined): Record<string, unknown> {
@@ -376,7 +393,7 @@ export function compileScenario(sc: LoadedScenario, opts: PlanOptions = {}): Run
       }
       case 'scale': {
         const sc2 = s.scale as { kind?: string; name: string; namespace?: string; replicas: number };
-        const resource = (KIND_RESOURCE[sc2.kind ?? 'deployment'] ?? 'deployments') as 'deployments' | 'replicasets';
+        const resource = (KIND_RESOURCE[sc2.kind ?? 'deployment'] ?? 'deployments') as 'deployments' | 'replicasets' | 'statefulsets';
         steps.push({ ...base, kind: 'scale', resource, namespace: sc2.namespace ?? namespace, name: sc2.name, replicas: sc2.replicas });
         break;
       }

@@ -270,7 +270,7 @@ function validateStep(value: unknown, src: SourceDoc, path: Path, issues: Scenar
  * Kinds that create pods podsim would not run: skipping one would silently leave its pods out
  * of the simulation, so it stays an error.
  */
-const WORKLOAD_KINDS = ['StatefulSet', 'CronJob', 'ReplicationController'];
+const WORKLOAD_KINDS = ['CronJob', 'ReplicationController'];
 /** The API groups of the kinds podsim simulates (a near-miss kind there is a typo, not another kind). */
 const SERVED_API_VERSIONS = ['v1', 'apps/v1', 'policy/v1', 'batch/v1'];
 
@@ -313,7 +313,7 @@ function validateManifest(value: unknown, src: SourceDoc, path: Path, issues: Sc
   if (!r.success) issues.push(...zodIssues(src, path, r.error, prefix));
   else if (meta.name === undefined && meta.generateName === undefined) issues.push(src.issue([...path, 'metadata'], 'missing required field "name" (or generateName)', { prefix }));
   // Behaviour annotations live where the kubelet reads them: on the pod (or the pod template).
-  const annPath: Path = kind === 'Pod' ? ['metadata', 'annotations'] : kind === 'Deployment' || kind === 'ReplicaSet' || kind === 'Job' || kind === 'DaemonSet' ? ['spec', 'template', 'metadata', 'annotations'] : [];
+  const annPath: Path = kind === 'Pod' ? ['metadata', 'annotations'] : ['Deployment', 'ReplicaSet', 'Job', 'DaemonSet', 'StatefulSet'].includes(kind) ? ['spec', 'template', 'metadata', 'annotations'] : [];
   if (annPath.length > 0) {
     let ann: unknown = value;
     for (const p of annPath) ann = isObject(ann) ? ann[p as string] : undefined;

@@ -126,8 +126,8 @@ const zTargetFields = {
   all: z.boolean().optional(),
 };
 
-const zKind = z.enum(['pod', 'pods', 'po', 'deployment', 'deployments', 'deploy', 'replicaset', 'replicasets', 'rs', 'node', 'nodes', 'no', 'namespace', 'namespaces', 'ns', 'poddisruptionbudget', 'poddisruptionbudgets', 'pdb', 'job', 'jobs', 'daemonset', 'daemonsets', 'ds'], {
-  error: 'expected a kind: pod, deployment, replicaset, node, namespace, poddisruptionbudget, job or daemonset',
+const zKind = z.enum(['pod', 'pods', 'po', 'deployment', 'deployments', 'deploy', 'replicaset', 'replicasets', 'rs', 'node', 'nodes', 'no', 'namespace', 'namespaces', 'ns', 'poddisruptionbudget', 'poddisruptionbudgets', 'pdb', 'job', 'jobs', 'daemonset', 'daemonsets', 'ds', 'statefulset', 'statefulsets', 'sts', 'persistentvolumeclaim', 'persistentvolumeclaims', 'pvc'], {
+  error: 'expected a kind: pod, deployment, replicaset, node, namespace, poddisruptionbudget, job, daemonset, statefulset or persistentvolumeclaim',
 });
 
 const zRef = z.union([z.string().min(1), z.array(z.string().min(1)).min(1)], { error: 'expected `all`, a manifest reference (Kind/name or name) or a list of them' });
@@ -159,7 +159,7 @@ export const zStepSchemas = {
   scale: z.strictObject({
     ...zStepCommon,
     scale: z.strictObject({
-      kind: z.enum(['deployment', 'deployments', 'deploy', 'replicaset', 'replicasets', 'rs']).optional(),
+      kind: z.enum(['deployment', 'deployments', 'deploy', 'replicaset', 'replicasets', 'rs', 'statefulset', 'statefulsets', 'sts']).optional(),
       name: z.string().min(1),
       namespace: zName.optional(),
       replicas: z.number().int().min(0),
@@ -206,7 +206,7 @@ export const zStepSchemas = {
   setImage: z.strictObject({
     ...zStepCommon,
     setImage: z.strictObject({
-      kind: z.enum(['deployment', 'deployments', 'deploy', 'replicaset', 'replicasets', 'rs', 'daemonset', 'daemonsets', 'ds']).optional(),
+      kind: z.enum(['deployment', 'deployments', 'deploy', 'replicaset', 'replicasets', 'rs', 'daemonset', 'daemonsets', 'ds', 'statefulset', 'statefulsets', 'sts']).optional(),
       name: z.string().min(1),
       namespace: zName.optional(),
       container: zName,
@@ -649,6 +649,31 @@ export const zManifests = {
         })
         .optional(),
     }),
+  }),
+  StatefulSet: z.looseObject({
+    apiVersion: z.literal('apps/v1'),
+    kind: z.literal('StatefulSet'),
+    metadata: zMeta,
+    spec: z.looseObject({
+      replicas: z.number().int().min(0).optional(),
+      selector: zSelector,
+      template: zTemplate,
+      serviceName: z.string().optional(),
+      podManagementPolicy: z.enum(['OrderedReady', 'Parallel']).optional(),
+      updateStrategy: z
+        .looseObject({
+          type: z.enum(['RollingUpdate', 'OnDelete']).optional(),
+          rollingUpdate: z.looseObject({ partition: z.number().int().min(0).optional() }).optional(),
+        })
+        .optional(),
+      volumeClaimTemplates: z.array(z.looseObject({ metadata: z.looseObject({ name: zName }) })).optional(),
+    }),
+  }),
+  PersistentVolumeClaim: z.looseObject({
+    apiVersion: z.literal('v1'),
+    kind: z.literal('PersistentVolumeClaim'),
+    metadata: zMeta,
+    spec: z.looseObject({ accessModes: z.array(z.string()).min(1, { message: 'at least 1 access mode is required' }) }),
   }),
 } as const;
 
