@@ -5,8 +5,7 @@
 import type { KubeObject, LabelSelector } from './meta.js';
 import type { PodTemplateSpec } from './apps.js';
 
-/** `apps.DefaultDaemonSetUniqueLabelKey`: the revision hash label on daemon pods. */
-export const CONTROLLER_REVISION_HASH_LABEL = 'controller-revision-hash';
+export { CONTROLLER_REVISION_HASH_LABEL } from './apps-statefulset.js';
 /** `extensions.DaemonSetTemplateGenerationKey`: the template generation label (deprecated). */
 export const DAEMONSET_TEMPLATE_GENERATION_LABEL = 'pod-template-generation';
 
