@@ -1,0 +1,219 @@
+/**
+ * Fills the HTML report's input (@podsim/report's {@link ReportInput}) from what the harness has
+ * after a run: the {@link RunReport}, the {@link TraceModel} over the merged trace, and the
+ * `client.throttle` records a report run collects. Pod lives come from the apiserver's watch
+ * events (api.write); kill paths from the kubelet's spans (killPod, killContainer, preStop,
+ * syncTerminatedPod), the runtime's signals and exits, the status PATCHes and the status
+ * manager's final DELETE — the sequence of kuberuntime_container.go killContainer and
+ * status_manager.go syncPod in v1.22.8. Nothing is guessed: a step with no record is not drawn.
+ */
+import { CLIENT_THROTTLE_TRACE, US_PER_SECOND, type TraceRecord } from '@podsim/api';
+import { chooseKillPathPods, type KillMark, type KillPath, type KillSpan, type PodLife, type ReportCheck, type ReportHeader, type ReportInput, type ThrottleWait } from '@podsim/report';
+import type { TraceModel, Span } from '../checkers/model.js';
+import type { RunReport } from '../run.js';
+import { expectationFailure, NO_EXPECTATIONS, stepFailure } from '../run.js';
+import { KUBERNETES_VERSION, PODSIM_VERSION } from '../version.js';
+import { HARNESS_TRACE_KINDS } from '../engine.js';
+import { formatClientLimits } from '../scenario/clientLimits.js';
+
+/** The trace filter of a run with `--report`: the harness's kinds plus the (undigested) throttle waits. */
+export const REPORT_TRACE_KINDS: readonly string[] = [...HARNESS_TRACE_KINDS, CLIENT_THROTTLE_TRACE];
+
+/** One pod's life per UID the run created (api.write events), in creation order. */
+export function podLives(m: TraceModel): PodLife[] {
+  const out: PodLife[] = [];
+  for (const writes of m.podWrites.values()) {
+    const first = writes[0];
+    if (!first) continue;
+    let node: string | undefined;
+    let scheduledUs: number | undefined;
+    let runningUs: number | undefined;
+    let finishedUs: number | undefined;
+    let deletedUs: number | undefined;
+    let goneUs: number | undefined;
+    for (const w of writes) {
+      if (w.nodeName) {
+        node = w.nodeName;
+        scheduledUs ??= w.t;
+      }
+      if (w.phase === 'Running') runningUs ??= w.t;
+      if (w.phase === 'Succeeded' || w.phase === 'Failed') finishedUs ??= w.t;
+      if (w.deletionTimestamp !== undefined) deletedUs ??= w.t;
+      if (w.event === 'DELETED') goneUs ??= w.t;
+    }
+    out.push({
+      name: first.name,
+      ...(first.namespace !== undefined ? { namespace: first.namespace } : {}),
+      ...(node !== undefined ? { node } : {}),
+      createdUs: first.t,
+      ...(scheduledUs !== undefined ? { scheduledUs } : {}),
+      ...(runningUs !== undefined ? { runningUs } : {}),
+      ...(finishedUs !== undefined ? { finishedUs } : {}),
+      ...(deletedUs !== undefined ? { deletedUs } : {}),
+      ...(goneUs !== undefined ? { goneUs } : {}),
+    });
+  }
+  return out.sort((a, b) => a.createdUs - b.createdUs);
+}
+
+const within = (s: Span, outer: Span) => s.begin >= outer.begin && (outer.end === undefined || (s.end !== undefined && s.end <= outer.end));
+
+/**
+ * The kill path of the pod with UID `uid` from its first accepted DELETE on: spans and instants
+ * of the kubelet, runtime and apiserver (see {@link KillPath}); undefined if it was never deleted.
+ * `patches` are the pod's status PATCH requests by the kubelet (t ascending).
+ */
+export function killPathOf(m: TraceModel, uid: string, patches: readonly number[] = []): KillPath | undefined {
+  const writes = m.podWrites.get(uid) ?? [];
+  const del = writes.find((w) => w.deletionTimestamp !== undefined);
+  if (!del) return undefined;
+  const gone = writes.find((w) => w.event === 'DELETED');
+  const node = [...writes].reverse().find((w) => w.nodeName)?.nodeName;
+  const label = del.namespace && del.namespace !== 'default' ? `${del.namespace}/${del.name}` : del.name;
+  const spans: KillSpan[] = [{ step: 'Terminating', beginUs: del.t, ...(gone ? { endUs: gone.t } : {}), detail: `deletionGracePeriodSeconds ${del.deletionGracePeriodSeconds ?? '?'}` }];
+  const marks: KillMark[] = [{ step: 'DELETE', t: del.t, detail: `accepted, grace ${del.deletionGracePeriodSeconds ?? '?'}s` }];
+  const of = (kind: string) => (m.index.spansByPod.get(`${kind}|${uid}`) ?? []).filter((s) => s.begin >= del.t);
+  const end = (s: Span) => (s.end !== undefined ? { endUs: s.end } : {});
+  const preStops = of('kubelet.preStop');
+  const kills = of('kubelet.killContainer');
+  for (const kp of of('kubelet.killPod')) {
+    spans.push({ step: 'killPod', beginUs: kp.begin, ...end(kp), detail: `gracePeriodOverride ${String(kp.data.gracePeriod ?? 'nil')}` });
+    // StopPodSandbox goes once every container's kill returned, and killPod ends when it returns.
+    const inner = kills.filter((k) => within(k, kp));
+    if (kp.end !== undefined && inner.every((k) => k.end !== undefined)) {
+      const from = inner.length ? Math.max(...inner.map((k) => k.end!)) : kp.begin;
+      spans.push({ step: 'StopPodSandbox', beginUs: from, endUs: kp.end });
+    }
+  }
+  for (const p of preStops) {
+    spans.push({ step: 'preStop', container: String(p.data.container ?? ''), beginUs: p.begin, ...end(p), ...(p.endData?.timedOut ? { detail: 'timed out' } : {}) });
+  }
+  for (const k of kills) {
+    // killContainer runs the preStop hook first; StopContainer(grace) follows it.
+    const container = String(k.data.container ?? '');
+    const hook = preStops.filter((p) => String(p.data.container ?? '') === container && within(p, k) && p.end !== undefined);
+    const from = hook.length ? Math.max(...hook.map((p) => p.end!)) : k.begin;
+    spans.push({ step: 'StopContainer', container, beginUs: from, ...end(k), detail: `timeout ${String(k.endData?.gracePeriod ?? k.data.gracePeriod ?? '?')}s` });
+  }
+  for (const s of of('kubelet.sync')) {
+    if (s.data.work === 'TerminatedPodWork') spans.push({ step: 'syncTerminatedPod', beginUs: s.begin, ...end(s), detail: 'volumes unmounted, cgroup removed' });
+  }
+  for (const p of m.processesOf(uid)) {
+    for (const sig of p.signals) if (sig.t >= del.t) marks.push({ step: sig.signal, t: sig.t, container: p.container, ...(sig.timeout !== undefined ? { detail: `StopContainer timeout ${sig.timeout}s` } : {}) });
+    if (p.exitedAt !== undefined && p.exitedAt >= del.t) marks.push({ step: 'exit', t: p.exitedAt, container: p.container, detail: `exit ${p.exitCode ?? '?'}${p.reason ? ` (${p.reason})` : ''}` });
+  }
+  for (const t of patches) if (t >= del.t && (gone === undefined || t <= gone.t)) marks.push({ step: 'status PATCH', t });
+  for (const f of m.index.finalDeletesByPod.get(uid) ?? []) marks.push({ step: 'final DELETE', t: f.t, detail: `grace 0, → ${f.code ?? '?'}` });
+  if (gone) marks.push({ step: 'DELETED', t: gone.t });
+  marks.sort((a, b) => a.t - b.t);
+  return { pod: label, ...(node !== undefined ? { node } : {}), deleteUs: del.t, ...(gone ? { goneUs: gone.t } : {}), spans, marks };
+}
+
+/** Kill paths of the chosen deleted pods (all up to the bound, else a seeded sample; see chooseKillPathPods). */
+export function killPaths(m: TraceModel, seed: number, chosen?: readonly string[]): { paths: KillPath[]; note: string; unknown: readonly string[] } {
+  const deleted: Array<{ uid: string; label: string; name: string }> = [];
+  for (const [uid, writes] of m.podWrites) {
+    const w = writes.find((x) => x.deletionTimestamp !== undefined);
+    if (w) deleted.push({ uid, name: w.name, label: w.namespace && w.namespace !== 'default' ? `${w.namespace}/${w.name}` : w.name });
+  }
+  // A name reused by several UIDs is drawn once per UID; the choice is by label.
+  const choice = chooseKillPathPods([...new Set(deleted.map((d) => d.label))], seed, undefined, chosen);
+  const want = new Set(choice.pods);
+  const picked = deleted.filter((d) => want.has(d.label));
+  const names = new Set(picked.map((d) => d.name));
+  const patches = new Map<string, number[]>();
+  for (const r of m.requests) {
+    if (r.verb !== 'patch' || r.resource !== 'pods' || r.subresource !== 'status' || !r.client.startsWith('kubelet') || !names.has(r.name ?? '')) continue;
+    const k = `${r.namespace ?? ''}/${r.name}`;
+    const l = patches.get(k);
+    if (l) l.push(r.t);
+    else patches.set(k, [r.t]);
+  }
+  const paths: KillPath[] = [];
+  for (const d of picked) {
+    const w = m.podWrites.get(d.uid)![0];
+    const p = killPathOf(m, d.uid, patches.get(`${w.namespace ?? ''}/${w.name}`) ?? []);
+    if (p) paths.push(p);
+  }
+  return { paths, note: choice.note, unknown: choice.unknown };
+}
+
+/** The `client.throttle` records of a trace as throttle waits. */
+export function throttleWaits(records: readonly TraceRecord[]): ThrottleWait[] {
+  const out: ThrottleWait[] = [];
+  for (const r of records) {
+    if (r.kind !== CLIENT_THROTTLE_TRACE) continue;
+    const d = (r.data ?? {}) as { client?: string; waitUs?: number; qps?: number; burst?: number };
+    if (typeof d.waitUs !== 'number') continue;
+    out.push({ t: r.t, actor: r.actor, client: d.client ?? r.actor, waitUs: d.waitUs, ...(d.qps !== undefined ? { qps: d.qps } : {}), ...(d.burst !== undefined ? { burst: d.burst } : {}) });
+  }
+  return out;
+}
+
+/** The checks table of a run: steps, expectations, invariants (pass, fail or unchecked). */
+export function runChecks(r: RunReport): ReportCheck[] {
+  const interrupted = r.end === 'interrupted' || r.end === 'failed';
+  const checks: ReportCheck[] = r.steps.map((s) => ({
+    group: 'step',
+    name: `${s.line !== undefined ? `line ${s.line}` : `#${s.index}`}${s.id ? ` (${s.id})` : ''} ${s.kind}: ${s.summary}`,
+    ok: s.ok,
+    ...(s.ok ? (s.expectFailure ? { detail: `failed as expected: ${s.expectedError ?? ''}` } : {}) : { detail: stepFailure(s) }),
+  }));
+  for (const e of r.expectations) {
+    // An interrupted or crashed run never reached what an unmet expectation describes: unchecked, not failed.
+    checks.push({ group: 'expectation', name: `${e.kind}: ${e.expected}`, ok: e.ok ? true : interrupted ? 'unchecked' : false, ...(e.ok ? {} : { detail: interrupted ? `not judged (the run ${r.end}): ${e.actual}` : expectationFailure(e) }) });
+  }
+  for (const id of r.invariantsChecked) {
+    const v = r.violations.filter((x) => x.invariant === id);
+    const allowed = r.allowedViolations.filter((x) => x.invariant === id);
+    checks.push({
+      group: 'invariant',
+      name: id,
+      ok: v.length === 0,
+      ...(v.length ? { detail: `${v.length} violation${v.length === 1 ? '' : 's'}; first at ${v[0].t / US_PER_SECOND}s: ${v[0].message}` } : allowed.length ? { detail: `${allowed.length} violation${allowed.length === 1 ? '' : 's'} allowed by the scenario` } : {}),
+    });
+  }
+  return checks;
+}
+
+/** The header of a run report. */
+export function runHeader(r: RunReport, command: 'run' | 'bench' = 'run'): ReportHeader {
+  return {
+    command,
+    scenario: r.file,
+    scenarioName: r.name,
+    seed: r.seed,
+    placement: r.placement,
+    podsimVersion: `podsim ${PODSIM_VERSION}`,
+    kubernetesVersion: KUBERNETES_VERSION,
+    virtualSeconds: r.virtualSeconds,
+    wallSeconds: r.wallSeconds,
+    traceDigest: r.traceDigest,
+    replay: r.replay,
+    verdict: r.ok ? (r.expectations.length === 0 ? NO_EXPECTATIONS : 'PASS') : 'FAIL',
+    ok: r.ok,
+    failures: r.failures,
+    end: r.end,
+    notes: [formatClientLimits(r.clientLimits), ...r.warnings],
+  };
+}
+
+export interface RunReportOptions {
+  /** Pods whose kill paths to draw (names, `ns/name` outside default); default: all up to the bound, else a seeded sample. */
+  readonly pods?: readonly string[];
+}
+
+/** The report input of a `podsim run`. */
+export function runReportInput(r: RunReport, m: TraceModel, records: readonly TraceRecord[], opts: RunReportOptions = {}): ReportInput {
+  const kp = killPaths(m, r.seed, opts.pods);
+  const header = runHeader(r);
+  return {
+    header: kp.unknown.length ? { ...header, notes: [...(header.notes ?? []), `--report-pods: no deleted pod is named ${kp.unknown.join(', ')}`] } : header,
+    checks: runChecks(r),
+    pods: podLives(m),
+    killPaths: kp.paths,
+    killPathNote: kp.note,
+    throttle: throttleWaits(records),
+    watch: r.watch,
+  };
+}
