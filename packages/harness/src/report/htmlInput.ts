@@ -9,12 +9,20 @@
  */
 import { CLIENT_THROTTLE_TRACE, US_PER_SECOND, type TraceRecord } from '@podsim/api';
 import { chooseKillPathPods, type KillMark, type KillPath, type KillSpan, type PodLife, type ReportCheck, type ReportHeader, type ReportInput, type ThrottleWait } from '@podsim/report';
-import type { TraceModel, Span } from '../checkers/model.js';
+import type { ApiRequest, TraceModel, Span } from '../checkers/model.js';
+
+/** A pod's requests by its kubelet (status PATCHes, DELETEs), in trace order. */
+export interface KubeletRequests {
+  readonly patches: readonly ApiRequest[];
+  readonly deletes: readonly ApiRequest[];
+}
 import type { RunReport } from '../run.js';
 import { expectationFailure, NO_EXPECTATIONS, stepFailure } from '../run.js';
 import { KUBERNETES_VERSION, PODSIM_VERSION } from '../version.js';
 import { HARNESS_TRACE_KINDS } from '../engine.js';
 import { formatClientLimits } from '../scenario/clientLimits.js';
+import { INVARIANTS, type Violation } from '../checkers/invariants.js';
+import type { BenchFigures } from '../bench/runBench.js';
 
 /** The trace filter of a run with `--report`: the harness's kinds plus the (undigested) throttle waits. */
 export const REPORT_TRACE_KINDS: readonly string[] = [...HARNESS_TRACE_KINDS, CLIENT_THROTTLE_TRACE];
@@ -61,9 +69,11 @@ const within = (s: Span, outer: Span) => s.begin >= outer.begin && (outer.end ==
 /**
  * The kill path of the pod with UID `uid` from its first accepted DELETE on: spans and instants
  * of the kubelet, runtime and apiserver (see {@link KillPath}); undefined if it was never deleted.
- * `patches` are the pod's status PATCH requests by the kubelet (t ascending).
+ * `kubeletRequests` are the pod's status PATCH and DELETE requests by its kubelet, as the
+ * apiserver handled them (t ascending): the final DELETE is drawn when the apiserver took it
+ * (the status manager's own record is written when the reply is back, after DELETED).
  */
-export function killPathOf(m: TraceModel, uid: string, patches: readonly number[] = []): KillPath | undefined {
+export function killPathOf(m: TraceModel, uid: string, kubeletRequests: KubeletRequests = { patches: [], deletes: [] }): KillPath | undefined {
   const writes = m.podWrites.get(uid) ?? [];
   const del = writes.find((w) => w.deletionTimestamp !== undefined);
   if (!del) return undefined;
@@ -102,8 +112,9 @@ export function killPathOf(m: TraceModel, uid: string, patches: readonly number[
     for (const sig of p.signals) if (sig.t >= del.t) marks.push({ step: sig.signal, t: sig.t, container: p.container, ...(sig.timeout !== undefined ? { detail: `StopContainer timeout ${sig.timeout}s` } : {}) });
     if (p.exitedAt !== undefined && p.exitedAt >= del.t) marks.push({ step: 'exit', t: p.exitedAt, container: p.container, detail: `exit ${p.exitCode ?? '?'}${p.reason ? ` (${p.reason})` : ''}` });
   }
-  for (const t of patches) if (t >= del.t && (gone === undefined || t <= gone.t)) marks.push({ step: 'status PATCH', t });
-  for (const f of m.index.finalDeletesByPod.get(uid) ?? []) marks.push({ step: 'final DELETE', t: f.t, detail: `grace 0, → ${f.code ?? '?'}` });
+  const during = (t: number) => t >= del.t && (gone === undefined || t <= gone.t);
+  for (const r of kubeletRequests.patches) if (during(r.t)) marks.push({ step: 'status PATCH', t: r.t, detail: `→ ${r.code}` });
+  for (const r of kubeletRequests.deletes) if (during(r.t)) marks.push({ step: 'final DELETE', t: r.t, detail: `grace ${r.gracePeriodSeconds ?? '?'}, → ${r.code}` });
   if (gone) marks.push({ step: 'DELETED', t: gone.t });
   marks.sort((a, b) => a.t - b.t);
   return { pod: label, ...(node !== undefined ? { node } : {}), deleteUs: del.t, ...(gone ? { goneUs: gone.t } : {}), spans, marks };
@@ -121,18 +132,20 @@ export function killPaths(m: TraceModel, seed: number, chosen?: readonly string[
   const want = new Set(choice.pods);
   const picked = deleted.filter((d) => want.has(d.label));
   const names = new Set(picked.map((d) => d.name));
-  const patches = new Map<string, number[]>();
+  const byPod = new Map<string, { patches: ApiRequest[]; deletes: ApiRequest[] }>();
   for (const r of m.requests) {
-    if (r.verb !== 'patch' || r.resource !== 'pods' || r.subresource !== 'status' || !r.client.startsWith('kubelet') || !names.has(r.name ?? '')) continue;
+    if (r.resource !== 'pods' || !r.client.startsWith('kubelet') || !names.has(r.name ?? '')) continue;
+    const patch = r.verb === 'patch' && r.subresource === 'status';
+    if (!patch && r.verb !== 'delete') continue;
     const k = `${r.namespace ?? ''}/${r.name}`;
-    const l = patches.get(k);
-    if (l) l.push(r.t);
-    else patches.set(k, [r.t]);
+    const l = byPod.get(k) ?? { patches: [], deletes: [] };
+    byPod.set(k, l);
+    (patch ? l.patches : l.deletes).push(r);
   }
   const paths: KillPath[] = [];
   for (const d of picked) {
     const w = m.podWrites.get(d.uid)![0];
-    const p = killPathOf(m, d.uid, patches.get(`${w.namespace ?? ''}/${w.name}`) ?? []);
+    const p = killPathOf(m, d.uid, byPod.get(`${w.namespace ?? ''}/${w.name}`));
     if (p) paths.push(p);
   }
   return { paths, note: choice.note, unknown: choice.unknown };
@@ -215,5 +228,57 @@ export function runReportInput(r: RunReport, m: TraceModel, records: readonly Tr
     killPathNote: kp.note,
     throttle: throttleWaits(records),
     watch: r.watch,
+  };
+}
+
+/** What a bench run hands the report (runBench.ts `onJudged`). */
+export interface BenchJudged {
+  readonly model: TraceModel;
+  readonly violations: readonly Violation[];
+  readonly throttle: readonly TraceRecord[];
+}
+
+/**
+ * The report input of `podsim bench storm | churn`: the figures' table in the header, the
+ * invariants, every pod's life (aggregated by the charts), per-node drain, a seeded sample of
+ * kill paths and the rate-limit waits. The bench prints no watch rows.
+ */
+export function benchReportInput(f: BenchFigures, j: BenchJudged, o: { readonly command: string; readonly table: readonly string[] }): ReportInput {
+  const failures: string[] = [];
+  if (f.failure) failures.push(`engine failure: ${f.failure}`);
+  if (f.end !== 'stopped') failures.push(`the run ended ${f.end}, not when the driver finished`);
+  if (f.created !== f.pods) failures.push(`created ${f.created} of ${f.pods} pods`);
+  if (f.lost > 0) failures.push(`${f.lost} pods lost (never DELETED, or a container still running)`);
+  if (f.deleteErrors > 0) failures.push(`${f.deleteErrors} DELETEs failed`);
+  for (const v of f.violationSamples) failures.push(`invariant ${v}`);
+  const kp = killPaths(j.model, f.seed);
+  return {
+    header: {
+      command: 'bench',
+      scenario: o.command.replace(/^pnpm podsim /, ''),
+      scenarioName: `${f.scenario}: ${f.nodes.toLocaleString('en-US')} nodes, ${f.pods.toLocaleString('en-US')} pods`,
+      seed: f.seed,
+      placement: f.placement,
+      podsimVersion: `podsim ${PODSIM_VERSION}`,
+      kubernetesVersion: KUBERNETES_VERSION,
+      virtualSeconds: f.virtualSeconds,
+      wallSeconds: f.wallSeconds,
+      traceDigest: f.traceDigest,
+      replay: o.command,
+      verdict: f.ok ? 'PASS' : 'FAIL',
+      ok: f.ok,
+      failures,
+      end: f.end,
+      notes: o.table,
+    },
+    checks: INVARIANTS.map((i) => {
+      const v = j.violations.filter((x) => x.invariant === i.id);
+      return { group: 'invariant' as const, name: i.id, ok: v.length === 0, ...(v.length ? { detail: `${v.length} violations; first at ${v[0].t / US_PER_SECOND}s: ${v[0].message}` } : {}) };
+    }),
+    pods: podLives(j.model),
+    nodeDrain: true,
+    killPaths: kp.paths,
+    killPathNote: kp.note,
+    throttle: throttleWaits(j.throttle),
   };
 }
