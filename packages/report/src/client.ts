@@ -167,7 +167,8 @@ export function renderCharts(Plot: any, charts: PageCharts, doc: any): number {
     ];
     return [
       Plot.ruleX(rows, { x: 'v', stroke: '#c92a2a', strokeDasharray: '4,3' }),
-      Plot.text(rows, { x: 'v', frameAnchor: 'top', dy: 4, dx: 3, textAnchor: 'start', text: (r: any) => `${r.name} ${secs(r.v)}`, fill: '#c92a2a', rotate: 0 }),
+      // One label row per mark (p50 top … max bottom): close percentiles must not overprint.
+      ...rows.map((r, i) => Plot.text([r], { x: 'v', frameAnchor: 'top', dy: 4 + 13 * i, dx: 3, textAnchor: 'start', text: () => `${r.name} ${secs(r.v)}`, fill: '#c92a2a' })),
     ];
   }
   function throttle(c: any, el: any): any {

@@ -88,26 +88,38 @@ function header(input: ReportInput, page: Page): void {
     ...(h.virtualSeconds !== undefined ? ([['virtual time', esc(formatSeconds(h.virtualSeconds))]] as Array<[string, string]>) : []),
     ...(h.wallSeconds !== undefined ? ([['wall time', `${h.wallSeconds.toFixed(2)}s`]] as Array<[string, string]>) : []),
     ...(h.end ? ([['run ended', esc(h.end)]] as Array<[string, string]>) : []),
-    ['trace digest', h.traceDigest ? `<code>${esc(h.traceDigest)}</code>` : '<span class="empty">none (the run failed before a digest was taken)</span>'],
+    ...(h.traceDigest !== undefined
+      ? ([['trace digest', h.traceDigest ? `<code>${esc(h.traceDigest)}</code>` : '<span class="empty">none (the run failed before a digest was taken)</span>']] as Array<[string, string]>)
+      : []),
     ...(h.replay ? ([['replay', `<code>${esc(h.replay)}</code>`]] as Array<[string, string]>) : []),
   ];
   page.body.push(
     `<header><h1>podsim ${esc(h.command)}: ${esc(h.scenarioName ?? h.scenario)} <span class="verdict ${h.ok ? 'ok' : 'bad'}" id="verdict">${esc(h.verdict)}</span></h1>`,
     `<table class="header">${rows.map(([k, v]) => `<tr><th>${esc(k)}</th><td>${v}</td></tr>`).join('')}</table>`,
     ...(h.failures.length ? [`<ul class="failures">${h.failures.map((f) => `<li>${esc(f)}</li>`).join('')}</ul>`] : []),
-    ...(h.notes ?? []).map((n) => `<p class="note mono">${esc(n)}</p>`),
+    ...(h.notes?.length ? [`<pre class="notes">${h.notes.map(esc).join('\n')}</pre>`] : []),
     '</header>',
   );
   if (input.checks.length > 0) {
     const failed = input.checks.filter((c) => c.ok === false).length;
     const unchecked = input.checks.filter((c) => c.ok === 'unchecked').length;
     page.body.push(
-      `<h2 id="checks">Expectations and invariants</h2><p class="note">${input.checks.length - failed - unchecked} passed, ${failed} failed${unchecked ? `, ${unchecked} not checked` : ''}.</p>`,
+      `<h2 id="checks">Expectations and invariants</h2>`,
+      `<details id="checks-table"${failed || unchecked ? ' open' : ''}><summary>${input.checks.length - failed - unchecked} passed, ${failed} failed${unchecked ? `, ${unchecked} not checked` : ''} (${countBy(input.checks)})</summary>`,
       `<table class="checks"><tr><th></th><th>kind</th><th>check</th><th>detail</th></tr>${input.checks
         .map((c) => `<tr data-ok="${String(c.ok)}"><td>${checkCell(c)}</td><td>${esc(c.group)}</td><td>${esc(c.name)}</td><td>${esc(c.detail ?? '')}</td></tr>`)
-        .join('')}</table>`,
+        .join('')}</table></details>`,
     );
   }
+}
+
+/** `7 steps, 18 expectations, 17 invariants`. */
+function countBy(checks: readonly ReportCheck[]): string {
+  const n = (g: ReportCheck['group']) => checks.filter((c) => c.group === g).length;
+  return (['step', 'expectation', 'invariant'] as const)
+    .filter((g) => n(g) > 0)
+    .map((g) => `${n(g)} ${g}${n(g) === 1 ? '' : 's'}`)
+    .join(', ');
 }
 
 const isKubelet = (w: ThrottleWait) => w.actor.startsWith('kubelet/');

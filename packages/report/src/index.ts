@@ -7,3 +7,4 @@
 export * from './input.js';
 export * from './charts.js';
 export { renderReportHtml, writeReport, MAX_WATCH_LINES } from './html.js';
+export { renderCharts } from './client.js';

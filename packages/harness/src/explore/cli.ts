@@ -1,6 +1,6 @@
 /**
  * `podsim explore` and `podsim replay` (registered on the main `podsim` program, src/cli.ts):
- *   podsim explore FILE [--seeds A..B | --count N] [--workers W] [--faults LEVEL] [--json OUT]
+ *   podsim explore FILE [--seeds A..B | --count N] [--workers W] [--faults LEVEL] [--json OUT] [--report OUT.html [--shrink]]
  *   podsim replay FILE --seed N [--faults LEVEL] [--trace OUT.json] [--shrink [--out FILE]] [--json OUT]
  * explore sweeps seeds on a piscina pool with a progress bar on stderr and lists the failing
  * seeds by first violated invariant; replay reruns one seed exactly (same trace digest), prints
@@ -25,7 +25,12 @@ import { NO_EXPECTATIONS } from '../run.js';
 import { FAULT_LEVELS } from './draw.js';
 import { SeedPool } from './pool.js';
 import { drawnFaults, runSeed, type SeedResult } from './runSeed.js';
-import { explore, type ExploreSummary } from './explore.js';
+import { explore, exploreReplayCommand, type ExploreSummary } from './explore.js';
+import { writeReport } from '@podsim/report';
+import { exploreReportInput, type ShrunkSeed } from '../report/htmlInput.js';
+
+/** `explore --report --shrink` shrinks at most this many seeds (one per violated invariant): each shrink is dozens of runs. */
+export const MAX_SHRUNK_IN_REPORT = 3;
 import { shrinkSeed, shrunkScenarioText } from './shrink.js';
 import { podOfMessage, podTimeline } from './timeline.js';
 
@@ -160,16 +165,22 @@ export function registerExploreCommands(program: Command, io: ExploreIo, done: (
     .option('--faults <level>', 'scale every fault rate: a number or none | low | medium | high', parseFaultLevel, 1)
     .option('--json <out>', 'write every seed result as JSON to this file')
     .option('--no-progress', 'no progress bar on stderr')
-    .action(async (file: string, o: { seeds?: [number, number]; count?: number; workers?: number; faults: number; json?: string; progress: boolean }) => {
+    .option('--report <out>', 'also write an HTML report: seeds per outcome, failing seeds by first violated invariant, their replay commands')
+    .option('--shrink', `with --report: shrink the first failing seed of each violated invariant (at most ${MAX_SHRUNK_IN_REPORT}) and show its shrunk scenario`)
+    .action(async (file: string, o: { seeds?: [number, number]; count?: number; workers?: number; faults: number; json?: string; progress: boolean; report?: string; shrink?: boolean }) => {
       if (o.seeds && o.count !== undefined) {
         io.err('podsim explore: give --seeds or --count, not both');
         return done(2);
       }
+      if (o.shrink && !o.report) {
+        io.err('podsim explore: --shrink needs --report (the shrunk scenarios are shown in it; podsim replay --shrink writes one to a file)');
+        return done(2);
+      }
       const plain = loadScenario(file);
-      checkOutputPaths([output('--json', o.json)], plain.inputFiles ?? [file]);
+      checkOutputPaths([output('--json', o.json), output('--report', o.report)], plain.inputFiles ?? [file]);
       const plan = compileScenario(plain);
       for (const w of plan.warnings) io.err(formatIssue(w));
-      const { defaulted } = await exploreReady(plain, o.faults);
+      const { sc, defaulted } = await exploreReady(plain, o.faults);
       if (defaulted) io.err(describeDefaultExplore(file, defaulted, sec));
       else if (!plain.doc.explore) io.err(`${file}: warning: no explore: section and --faults none, so every seed runs without faults (and without the liveness check)`);
       const [a, b] = o.seeds ?? [1, o.count ?? 100];
@@ -184,6 +195,21 @@ export function registerExploreCommands(program: Command, io: ExploreIo, done: (
         // The summary goes to stdout once the bar (on stderr) is cleared.
         for (const l of formatExploreSummary(s)) io.out(l);
         if (o.json) writeFileSync(o.json, `${JSON.stringify(s, null, 2)}\n`);
+        if (o.report) {
+          const shrunk = new Map<number, ShrunkSeed>();
+          for (const g of o.shrink ? s.groups.slice(0, MAX_SHRUNK_IN_REPORT) : []) {
+            const seed = g.seeds[0].seed;
+            const r = await shrinkSeed(pool, sc, seed, o.faults, (what) => io.err(`shrink seed ${seed} (${g.invariant}): ${what} …`), defaulted);
+            if ('passes' in r) continue;
+            const kept = drawnFaults(sc, seed, o.faults).filter((f) => r.faults.kept.includes(f.id));
+            const outFile = join(dirname(file), `${basename(file, extname(file))}-seed${seed}-shrunk.yaml`);
+            const command = `${exploreReplayCommand(file, seed, o.faults)} --shrink`;
+            shrunk.set(seed, { seed, steps: r.steps.kept.length, text: shrunkScenarioText(sc, { seed, invariant: r.invariant, faults: kept, keepSteps: r.steps.kept, outFile, command }) });
+          }
+          const command = `pnpm podsim explore ${file} --seeds ${a}..${b}${o.faults !== 1 ? ` --faults ${o.faults}` : ''}`;
+          const bytes = writeReport(o.report, exploreReportInput(s, { requested: seeds.length, command, shrunk }));
+          io.out(`report written to ${o.report} (${(bytes / 1e6).toFixed(1)} MB; open it in a browser)`);
+        }
         done(s.failing === 0 ? 0 : 1);
       } finally {
         await pool.close();

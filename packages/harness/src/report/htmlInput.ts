@@ -8,7 +8,7 @@
  * status_manager.go syncPod in v1.22.8. Nothing is guessed: a step with no record is not drawn.
  */
 import { CLIENT_THROTTLE_TRACE, US_PER_SECOND, type TraceRecord } from '@podsim/api';
-import { chooseKillPathPods, type KillMark, type KillPath, type KillSpan, type PodLife, type ReportCheck, type ReportHeader, type ReportInput, type ThrottleWait } from '@podsim/report';
+import { chooseKillPathPods, type ExploreSeed, type KillMark, type KillPath, type KillSpan, type PodLife, type ReportCheck, type ReportHeader, type ReportInput, type ThrottleWait } from '@podsim/report';
 import type { ApiRequest, TraceModel, Span } from '../checkers/model.js';
 
 /** A pod's requests by its kubelet (status PATCHes, DELETEs), in trace order. */
@@ -23,6 +23,7 @@ import { HARNESS_TRACE_KINDS } from '../engine.js';
 import { formatClientLimits } from '../scenario/clientLimits.js';
 import { INVARIANTS, type Violation } from '../checkers/invariants.js';
 import type { BenchFigures } from '../bench/runBench.js';
+import { exploreReplayCommand, type ExploreSummary } from '../explore/explore.js';
 
 /** The trace filter of a run with `--report`: the harness's kinds plus the (undigested) throttle waits. */
 export const REPORT_TRACE_KINDS: readonly string[] = [...HARNESS_TRACE_KINDS, CLIENT_THROTTLE_TRACE];
@@ -280,5 +281,49 @@ export function benchReportInput(f: BenchFigures, j: BenchJudged, o: { readonly 
     killPaths: kp.paths,
     killPathNote: kp.note,
     throttle: throttleWaits(j.throttle),
+  };
+}
+
+/** A shrunk failing seed for the explore report (`explore --report --shrink`). */
+export interface ShrunkSeed {
+  readonly seed: number;
+  readonly text: string;
+  readonly steps: number;
+}
+
+/**
+ * The report input of `podsim explore`: the sweep's verdict, seeds per outcome, failing seeds by
+ * their first violated invariant with each one's replay command and, for the seeds shrunk, the
+ * shrunk scenario.
+ */
+export function exploreReportInput(s: ExploreSummary, o: { readonly requested: number; readonly command: string; readonly shrunk: ReadonlyMap<number, ShrunkSeed> }): ReportInput {
+  const seeds: ExploreSeed[] = s.results.map((r) => {
+    const g = r.ok ? undefined : s.groups.find((x) => x.seeds.some((y) => y.seed === r.seed));
+    const shrunk = o.shrunk.get(r.seed);
+    const outcome = r.ok ? 'pass' : r.error !== undefined ? 'error' : r.first?.invariant === 'engine' ? 'engine failure' : r.first?.invariant === 'liveness' ? 'did not heal' : 'invariant violated';
+    return {
+      seed: r.seed,
+      outcome,
+      ...(r.first ? { firstViolation: r.first.invariant, message: `at ${r.first.t / US_PER_SECOND}s: ${r.first.message}` } : r.error ? { message: r.error } : {}),
+      ...(g ? { replay: exploreReplayCommand(s.file, r.seed, s.level) } : r.ok ? {} : { replay: exploreReplayCommand(s.file, r.seed, s.level) }),
+      ...(shrunk ? { shrunk: shrunk.text, shrunkSteps: shrunk.steps } : {}),
+    };
+  });
+  const ok = s.failing === 0;
+  return {
+    header: {
+      command: 'explore',
+      scenario: s.file,
+      podsimVersion: `podsim ${PODSIM_VERSION}`,
+      kubernetesVersion: KUBERNETES_VERSION,
+      wallSeconds: s.wallSeconds,
+      replay: o.command,
+      verdict: ok ? 'PASS' : 'FAIL',
+      ok,
+      failures: s.groups.map((g) => `${g.invariant}: ${g.seeds.length} seed${g.seeds.length === 1 ? '' : 's'} (first: seed ${g.seeds[0].seed})`),
+      notes: [`${s.seeds} seeds in ${s.wallSeconds.toFixed(1)}s wall on ${s.workers} worker${s.workers === 1 ? '' : 's'}, faults level ${s.level}: ${s.failing} failing`],
+    },
+    checks: [],
+    explore: { seeds, requested: o.requested, faults: String(s.level) },
   };
 }
