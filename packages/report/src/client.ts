@@ -48,7 +48,8 @@ export function renderCharts(Plot: any, charts: PageCharts, doc: any): number {
         marks: [
           Plot.areaY(
             c.points.filter((p: any) => c.states.includes(p.state)),
-            { x: 'tS', y: 'count', fill: 'state', z: 'state', order: c.states, curve: 'step-after', title: (p: any) => `${p.state}: ${p.count} at ${secs(p.tS)}` },
+            // No per-point title: a varying channel would split each state's area into one path per point.
+            { x: 'tS', y: 'count', fill: 'state', z: 'state', order: c.states, curve: 'step-after' },
           ),
           Plot.ruleY([0]),
         ],
@@ -179,7 +180,7 @@ export function renderCharts(Plot: any, charts: PageCharts, doc: any): number {
       y: { label: 'requests waiting for a token', grid: true },
       color: { legend: true, domain: c.series.map((s: any) => s.name) },
       marks: [
-        Plot.line(c.points, { x: 'tS', y: 'waiting', stroke: 'series', z: 'series', curve: 'step-after', title: (p: any) => `${p.series}: ${p.waiting} waiting at ${secs(p.tS)}` }),
+        Plot.line(c.points, { x: 'tS', y: 'waiting', stroke: 'series', z: 'series', curve: 'step-after' }),
         Plot.ruleY([0]),
       ],
     });
