@@ -204,5 +204,7 @@ export function renderCharts(Plot: any, charts: PageCharts, doc: any): number {
       console.error(`podsim report: chart ${id}: ${String(e)}`);
     }
   }
+  // Set once every chart was tried, drawn or not: a browser test waits for it.
+  doc.body.setAttribute('data-charts-drawn', String(drawn));
   return drawn;
 }

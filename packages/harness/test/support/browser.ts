@@ -41,8 +41,8 @@ export interface OpenedReport {
 }
 
 /**
- * Opens `file` (a report) in a new page of `browser` at `width`×900, waits until every
- * `figure[data-chart]` is drawn (or `timeoutMs`), optionally screenshots the full page to
+ * Opens `file` (a report) in a new page of `browser` at `width`×900, waits until the page's
+ * script has tried every `figure[data-chart]` (or `timeoutMs`), optionally screenshots the full page to
  * `screenshot`, and reports what it saw.
  */
 export async function openReport(browser: Browser, file: string, opts: { readonly screenshot?: string; readonly width?: number; readonly timeoutMs?: number; readonly clip?: { x: number; y: number; width: number; height: number } } = {}): Promise<OpenedReport> {
@@ -62,14 +62,8 @@ export async function openReport(browser: Browser, file: string, opts: { readonl
   try {
     const t0 = Date.now();
     await page.goto(pathToFileURL(file).href);
-    await page.waitForFunction(
-      () => {
-        const d = (globalThis as any).document;
-        return d.querySelectorAll('figure[data-chart]').length === d.querySelectorAll('figure[data-rendered]').length;
-      },
-      undefined,
-      { timeout: opts.timeoutMs ?? 20_000 },
-    );
+    // The page's script marks the body once it tried every chart (drawn or not).
+    await page.waitForSelector('body[data-charts-drawn]', { state: 'attached', timeout: opts.timeoutMs ?? 20_000 });
     const openMs = Date.now() - t0;
     const charts = await page.evaluate(() =>
       [...(globalThis as any).document.querySelectorAll('figure[data-chart]')].map((f: any) => {
