@@ -92,7 +92,7 @@ export function renderCharts(Plot: any, charts: PageCharts, doc: any): number {
       const steps = [...new Set([...c.spans.map((s: any) => s.step), ...c.marks.map((m: any) => m.step)])] as string[];
       return Plot.plot({
         width: width(el),
-        height: 60 + 24 * c.rows.length,
+        height: 60 + 28 * c.rows.length,
         marginLeft: 140,
         x: { label: 'virtual time (s)', grid: true },
         y: { label: null, domain: c.rows },
@@ -169,7 +169,11 @@ export function renderCharts(Plot: any, charts: PageCharts, doc: any): number {
     return [
       Plot.ruleX(rows, { x: 'v', stroke: '#c92a2a', strokeDasharray: '4,3' }),
       // One label row per mark (p50 top … max bottom): close percentiles must not overprint.
-      ...rows.map((r, i) => Plot.text([r], { x: 'v', frameAnchor: 'top', dy: 4 + 13 * i, dx: 3, textAnchor: 'start', text: () => `${r.name} ${secs(r.v)}`, fill: '#c92a2a' })),
+      // Labels near the right edge read leftwards, so that they are not cut off.
+      ...rows.map((r, i) => {
+        const right = r.v > m.p50 + 0.6 * (m.max - m.p50) && m.max > 0;
+        return Plot.text([r], { x: 'v', frameAnchor: 'top', dy: 4 + 13 * i, dx: right ? -3 : 3, textAnchor: right ? 'end' : 'start', text: () => `${r.name} ${secs(r.v)}`, fill: '#c92a2a' });
+      }),
     ];
   }
   function throttle(c: any, el: any): any {
