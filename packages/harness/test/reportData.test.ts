@@ -128,6 +128,16 @@ test('C22 rate limits: 100 pods deleted on one kubelet at 5 QPS / burst 10 — i
   t.deepEqual(quiet.throttle, [], 'C02 sends a handful of requests: no wait');
 });
 
+test('a report run keeps the digest: C22 with the throttle records on per-actor threads = without them in one thread', async (t) => {
+  const file = join(EXAMPLES, 'cases/C22-mass-delete-slow-kubelet-qps.yaml');
+  const plain = await runPlan(compileScenario(loadScenario(file)), { engine: 'local' });
+  const reported = await runPlan(compileScenario(loadScenario(file), { placement: 'per-actor' }), { engine: 'threads', traceFilter: REPORT_TRACE_KINDS });
+  t.true(reported.traces.some((r) => r.kind === 'client.throttle'), 'the report run recorded waits');
+  t.false(plain.traces.some((r) => r.kind === 'client.throttle'), 'a plain run records none');
+  t.is(reported.digest, plain.digest);
+  t.is(plain.digest, 'c82c5a80900f6321');
+});
+
 const dir = mkdtempSync(join(tmpdir(), 'podsim-report-'));
 test.after.always(() => rmSync(dir, { recursive: true, force: true }));
 
