@@ -283,8 +283,8 @@ export function throttleChart(waits: readonly ThrottleWait[], filter: (w: Thrott
     let n = 0;
     for (let i = 0, j = 0; i < arr.length || j < dep.length; ) {
       const t = Math.min(i < arr.length ? arr[i] : Infinity, j < dep.length ? dep[j] : Infinity);
-      while (j < dep.length && dep[j] === t) (n--, j++);
-      while (i < arr.length && arr[i] === t) (n++, i++);
+      for (; j < dep.length && dep[j] === t; j++) n--;
+      for (; i < arr.length && arr[i] === t; i++) n++;
       stepT.push(t);
       stepV.push(n);
     }
