@@ -167,3 +167,27 @@ test('a failing run still writes its report: FAIL in the header, the failed expe
   t.regex(html, /<tr data-ok="false"><td><span class="verdict bad">fail<\/span><\/td><td>expectation<\/td><td>exitCode: a exits 143/);
   t.regex(r.out, /^report written to .*fail\.html/m);
 });
+
+test('explore --report --shrink: failing seeds by first violated invariant, each with its replay command, the first one shrunk', async (t) => {
+  const file = join(EXAMPLES, 'explore-planted-bug.yaml');
+  const refused = await cli(['explore', file, '--seeds', '8..9', '--shrink']);
+  t.is(refused.code, 2);
+  t.regex(refused.err, /--shrink needs --report/);
+  const out = join(dir, 'explore.html');
+  const r = await cli(['explore', file, '--seeds', '8..9', '--workers', '2', '--no-progress', '--report', out, '--shrink']);
+  t.is(r.code, 1, r.out + r.err);
+  const html = readFileSync(out, 'utf8');
+  t.regex(html, /id="verdict">FAIL</);
+  t.regex(html, /data-chart="explore-outcomes"/);
+  t.regex(html, /data-chart="explore-violations"/);
+  const data = JSON.parse(/<script type="application\/json" id="podsim-report-data">([^<]*)<\/script>/.exec(html)![1]) as {
+    'explore-outcomes': { outcomes: Array<{ outcome: string; seeds: number }>; byViolation: Array<{ violation: string; seeds: number; example: number }> };
+  };
+  t.deepEqual(data['explore-outcomes'].byViolation, [{ violation: 'no-removal-while-running', seeds: 2, example: 8 }]);
+  for (const seed of [8, 9]) t.true(html.includes(`<code>pnpm podsim replay ${file} --seed ${seed}</code>`), `seed ${seed}'s replay command`);
+  // One shrink per violated invariant: seed 8's scenario, not seed 9's.
+  const shrunk = [...html.matchAll(/<summary>shrunk scenario \((\d+) steps\)<\/summary><pre>([^<]*)<\/pre>/g)];
+  t.is(shrunk.length, 1);
+  t.regex(shrunk[0][2], /^# Shrunk by: pnpm podsim replay .*explore-planted-bug\.yaml --seed 8 --shrink\n# Violates no-removal-while-running/);
+  t.true(Number(shrunk[0][1]) < 15, 'fewer steps than the 15 of the file');
+});
