@@ -194,8 +194,16 @@ export async function runBenchPlan(plan: BenchPlan, opts: BenchRunOptions = {}):
   let result: StormResult | undefined;
   const throttle: TraceRecord[] = [];
   const consume = (records: TraceRecord[]) => {
-    traceRecords += records.length;
-    if (opts.onJudged) for (const r of records) if (r.kind === CLIENT_THROTTLE_TRACE) throttle.push(r);
+    // The report's throttle records are not what the checkers read: kept apart, not counted.
+    let n = records.length;
+    if (opts.onJudged) {
+      for (const r of records) {
+        if (r.kind !== CLIENT_THROTTLE_TRACE) continue;
+        throttle.push(r);
+        n--;
+      }
+    }
+    traceRecords += n;
     for (let i = records.length - 1; i >= 0 && result === undefined; i--) if (records[i].kind === 'bench.result') result = records[i].data as unknown as StormResult;
     model.add(records);
   };
