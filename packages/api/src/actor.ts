@@ -96,6 +96,15 @@ export interface TraceRecord {
   readonly data?: Record<string, unknown>;
 }
 
+/**
+ * Trace kind of a client-side rate-limiter wait (client-go `rest.Request.tryThrottle`: "Waited
+ * for … due to client-side throttling"): one record per request that had to wait for a token,
+ * `data: { client, waitUs, qps, burst }` (virtual µs), written only when the run's trace filter
+ * asks for it (the HTML `--report`). The engine leaves it out of the trace digest, so a run
+ * with a report has the digest of the same run without one.
+ */
+export const CLIENT_THROTTLE_TRACE = 'client.throttle';
+
 /** The only door from actor logic to the outside world. */
 export interface ActorContext {
   /** This actor's id. */

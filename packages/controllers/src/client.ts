@@ -5,7 +5,7 @@
  * answered within `timeoutUs` resolves as 504, so a sync never waits forever (DESIGN.md §9).
  */
 import type { ApiRequest, ApiResult, DurationUs, VirtualTime } from '@podsim/api';
-import { US_PER_SECOND } from '@podsim/api';
+import { CLIENT_THROTTLE_TRACE, US_PER_SECOND } from '@podsim/api';
 import type { ControllerEnv } from './env.js';
 
 /** Sends a request to the apiserver (the shell wraps `ctx.request`). */
@@ -68,7 +68,13 @@ export class ApiClient {
       this.transport(req, onResult, this.options.timeoutUs);
     };
     if (wait === 0) go();
-    else this.env.after(wait, go);
+    else {
+      // Only when the report asks (CLIENT_THROTTLE_TRACE is not digested).
+      if (this.env.tracing(CLIENT_THROTTLE_TRACE)) {
+        this.env.trace(CLIENT_THROTTLE_TRACE, `${this.options.name} ${req.type} waited ${wait}us`, { client: this.options.name, waitUs: wait, qps: this.options.qps, burst: this.options.burst });
+      }
+      this.env.after(wait, go);
+    }
   }
 
   /** `send` bound to this client, for {@link runSync}. */

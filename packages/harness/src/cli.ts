@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * The `podsim` command line (`pnpm podsim …` = `node packages/harness/dist/src/cli.js …`).
- *   podsim run FILE [--seed N] [--placement P] [--json OUT] [--quiet] [--trace OUT.json]
+ *   podsim run FILE [--seed N] [--placement P] [--json OUT] [--quiet] [--trace OUT.json] [--report OUT.html [--report-pods a,b]]
  *   podsim validate FILE
  *   podsim explore FILE [--seeds A..B | --count N] [--workers W] [--faults LEVEL] [--json OUT] (src/explore/cli.ts)
  *   podsim explore FILE … --shard I/N | --shards N [--out DIR] [--for D] [--until-failures K]; podsim explore merge RESULT...
@@ -34,6 +34,8 @@ import { runPlan } from './engine.js';
 import { NO_EXPECTATIONS, judge } from './run.js';
 import { versionLine } from './version.js';
 import { checkOutputPaths, output } from './outputPaths.js';
+import { writeReport } from '@podsim/report';
+import { REPORT_TRACE_KINDS, runReportInput } from './report/htmlInput.js';
 
 /** Exit codes of the CLI. */
 export const EXIT_OK = 0;
@@ -88,6 +90,13 @@ function parseWarp(v: string): number {
 function parseRows(v: string): number {
   if (!/^\d+$/.test(v) || Number(v) > 1_000_000) throw new InvalidArgumentError('expected a number of rows from 0 to 1000000.');
   return Number(v);
+}
+
+/** `a,b,ns/c`: pod names (`ns/name` outside the default namespace). */
+export function parsePodList(v: string): string[] {
+  const names = v.split(',').map((n) => n.trim()).filter((n) => n !== '');
+  if (names.length === 0 || names.some((n) => !/^([a-z0-9]([-a-z0-9]*[a-z0-9])?\/)?[a-z0-9]([-.a-z0-9]*[a-z0-9])?$/.test(n))) throw new InvalidArgumentError('expected pod names separated by commas (ns/name outside the default namespace).');
+  return names;
 }
 
 function parsePlacement(v: string): string {
@@ -155,10 +164,13 @@ export async function main(argv: readonly string[], io: CliIo = stdio, hooks: Cl
     .option('--trace <out>', 'write the run as a Chrome trace (Perfetto, chrome://tracing)')
     .addOption(new Option('--engine <kind>', 'threads (worker threads) or local (one thread, no workers)').choices(['threads', 'local']).default('threads'))
     .option('--rows <n>', `deleted pods listed one row each; with more, a summary first (default ${DEFAULT_ROWS})`, parseRows)
-    .action(async (file: string, o: { seed?: number; placement?: string; json?: string; quiet?: boolean; trace?: string; engine: EngineKind; rows?: number }) => {
+    .option('--report <out>', 'write an HTML report (charts of the run; one self-contained file), also when the run fails')
+    .option('--report-pods <names>', 'with --report: the pods whose kill paths to draw, comma-separated (default: every deleted pod up to 40, else a sample drawn with the seed)', parsePodList)
+    .action(async (file: string, o: { seed?: number; placement?: string; json?: string; quiet?: boolean; trace?: string; engine: EngineKind; rows?: number; report?: string; reportPods?: string[] }) => {
       const sc = loadScenario(file);
+      if (o.reportPods && !o.report) throw new ScenarioError([{ file, line: 0, column: 0, field: '--report-pods', message: 'needs --report (it chooses the pods the HTML report draws)' }]);
       // Before anything runs: a run must not end in a failed write, nor overwrite its input.
-      checkOutputPaths([output('--json', o.json), output('--trace', o.trace)], sc.inputFiles ?? [file]);
+      checkOutputPaths([output('--json', o.json), output('--trace', o.trace), output('--report', o.report)], sc.inputFiles ?? [file]);
       const plan = compileScenario(sc, { seed: o.seed, placement: o.placement });
       for (const w of plan.warnings) io.err(formatIssue(w));
       // Ctrl-C (or SIGTERM) ends the run at its next pause and reports what happened until then;
@@ -185,13 +197,24 @@ export async function main(argv: readonly string[], io: CliIo = stdio, hooks: Cl
             });
         let res;
         try {
-          res = await runPlan(plan, { engine: o.engine, signal: interrupt.signal, ...(progress ? { onSegment: progress.onSegment } : {}) });
+          res = await runPlan(plan, {
+            engine: o.engine,
+            signal: interrupt.signal,
+            ...(progress ? { onSegment: progress.onSegment } : {}),
+            // The report also draws the client-side rate-limiter waits (not digested: same digest).
+            ...(o.report ? { traceFilter: REPORT_TRACE_KINDS } : {}),
+          });
         } finally {
           progress?.stop();
         }
         runOver = true;
-        const report = judge(plan, res).report;
+        const judged = judge(plan, res);
+        const report = judged.report;
         printReport(report, io, o.quiet ?? false, o.rows);
+        if (o.report) {
+          const bytes = writeReport(o.report, runReportInput(report, judged.model, res.traces, { ...(o.reportPods ? { pods: o.reportPods } : {}) }));
+          io.out(`report written to ${o.report} (${(bytes / 1e6).toFixed(1)} MB; open it in a browser)`);
+        }
         if (o.json) writeFileSync(o.json, `${JSON.stringify(report, null, 2)}\n`);
         if (o.trace) {
           writeFileSync(o.trace, JSON.stringify(toChromeTrace(res.traces, { file, seed: plan.seed, placement: plan.placement, traceDigest: report.traceDigest })));

@@ -26,7 +26,7 @@ export class EventRecorder {
     qps: number,
     burst: number,
   ) {
-    this.client = enabled ? new ApiClient(env, qps, burst, 1000) : undefined;
+    this.client = enabled ? new ApiClient(env, qps, burst, 1000, 'kubelet events') : undefined;
   }
 
   /** `Eventf(pod, type, reason, message)`; `fieldPath` e.g. `spec.containers{app}`. */

@@ -24,6 +24,7 @@ import {
   type TimerId,
   type TraceRecord,
   type VirtualTime,
+  CLIENT_THROTTLE_TRACE,
   IdGenerator,
   NEVER,
   Prng,
@@ -556,6 +557,12 @@ export class HostCore {
   }
 
   private record(la: LocalActor, kind: string, msg: string, data: Record<string, unknown> | undefined): void {
+    // A throttle record is an observation the report asks for, never part of the digest: a run
+    // with `--report` must replay to the digest of the same run without it.
+    if (kind === CLIENT_THROTTLE_TRACE) {
+      if (this.collect(kind)) this.traces.push({ t: this.now, actor: la.id, seq: la.traceSeq++, kind, msg, data });
+      return;
+    }
     const seq = la.traceSeq++;
     la.digest.num(this.now);
     la.digest.str(kind);

@@ -11,7 +11,10 @@ import { loadavg, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { SingleBar } from 'cli-progress';
 import { type Command, InvalidArgumentError } from 'commander';
-import { runBenchPlan, type BenchFigures, type BenchProgress } from './runBench.js';
+import { writeReport } from '@podsim/report';
+import { runBenchPlan, type BenchFigures, type BenchProgress, type BenchRunOptions } from './runBench.js';
+import { benchReportInput } from '../report/htmlInput.js';
+import { checkOutputPaths, output } from '../outputPaths.js';
 import { scaleOrder, summarizeScale } from './scaleSummary.js';
 import { BENCH_NETWORK_US, churnPlan, stormPlan, type BenchPlan } from './stormPlan.js';
 import { CLUSTER_CIDR, MAX_NODE_CIDRS } from '../nodeCidrs.js';
@@ -179,30 +182,49 @@ export function registerBenchCommands(program: Command, io: BenchIo, done: (code
   const bench = program.command('bench').description('benchmarks: deletion throughput and latency at cluster scale');
 
   /** Runs one plan in this process, prints its figures (the table, or one JSON line with `extra`), exits by its verdict. */
-  const runAndReport = async (plan: BenchPlan, o: CommonFlags, extra: Record<string, number>) => {
-    const f = await runBenchPlan(plan, { progress: progressBar(), rawMessages: o.rawMessages });
+  const runAndReport = async (plan: BenchPlan, o: CommonFlags & { report?: string }, extra: Record<string, number>, command: string) => {
+    let judged: Parameters<NonNullable<BenchRunOptions['onJudged']>>[0] | undefined;
+    const f = await runBenchPlan(plan, { progress: progressBar(), rawMessages: o.rawMessages, ...(o.report ? { onJudged: (j) => (judged = j) } : {}) });
     if (o.json) io.out(JSON.stringify({ ...f, containers: o.containers, ...extra }));
     else for (const l of formatFigures(f, o.containers, setupLine(o))) io.out(l);
+    if (o.report && judged) {
+      const t0 = performance.now();
+      const bytes = writeReport(o.report, benchReportInput(f, judged, { command, table: formatFigures(f, o.containers, setupLine(o)) }));
+      // stderr: `--json` promises ONE line on stdout.
+      io.err(`report written to ${o.report} (${(bytes / 1e6).toFixed(1)} MB in ${((performance.now() - t0) / 1000).toFixed(1)}s; open it in a browser)`);
+    }
     done(f.ok ? 0 : 1);
   };
+  /** `--report`: checked before the run (outputPaths.ts), as run's. */
+  const reportOption = (c: Command) => c.option('--report <out>', 'also write an HTML report (pods over time, deletion latency, per-node drain, a sample of kill paths, rate-limit waits)');
+  const commandLine = (name: string, o: CommonFlags, own: Array<[string, string | number | undefined]>) =>
+    [
+      `pnpm podsim bench ${name}`,
+      ...own.filter(([, v]) => v !== undefined).map(([k, v]) => `${k} ${v}`),
+      `--containers ${o.containers} --seed ${o.seed} --placement ${o.placement}`,
+      ...(o.controlPlaneQps !== undefined ? [`--control-plane-qps ${o.controlPlaneQps}`] : []),
+      ...(o.events ? ['--events'] : []),
+      ...(o.networkUs !== BENCH_NETWORK_US ? [`--network-us ${o.networkUs}`] : []),
+    ].join(' ');
 
-  addCommon(
+  reportOption(addCommon(
     bench
       .command('storm')
       .description('N nodes × P pods created through Deployments, then all deleted at once')
       .option('--nodes <n>', 'nodes', positiveInt('--nodes'), 1000)
       .option('--pods-per-node <p>', 'pods per node', positiveInt('--pods-per-node'), 100),
-  ).action(async (o: CommonFlags & { nodes: number; podsPerNode: number }) => {
+  )).action(async (o: CommonFlags & { nodes: number; podsPerNode: number; report?: string }) => {
     const problem = benchSizeProblem(o.nodes, o.nodes * o.podsPerNode);
     if (problem) {
       io.err(`podsim bench storm: ${problem}`);
       return done(2);
     }
+    checkOutputPaths([output('--report', o.report)], []);
     const plan = stormPlan({ nodes: o.nodes, podsPerNode: o.podsPerNode, containers: o.containers, seed: o.seed, placement: o.placement, controlPlaneQps: o.controlPlaneQps, events: o.events, networkUs: o.networkUs });
-    await runAndReport(plan, o, { podsPerNode: o.podsPerNode });
+    await runAndReport(plan, o, { podsPerNode: o.podsPerNode }, commandLine('storm', o, [['--nodes', o.nodes], ['--pods-per-node', o.podsPerNode]]));
   });
 
-  addCommon(
+  reportOption(addCommon(
     bench
       .command('churn')
       .description('bare pods created at a steady rate, each deleted a fixed time after it is ready')
@@ -210,13 +232,14 @@ export function registerBenchCommands(program: Command, io: BenchIo, done: (code
       .option('--rate <r>', 'pods created (and deleted) per virtual second', positiveNumber('--rate'), 100)
       .option('--duration <s>', 'virtual seconds of creations', positiveNumber('--duration'), 60)
       .option('--lifetime <s>', 'virtual seconds a pod runs before its DELETE', positiveNumber('--lifetime'), 10),
-  ).action(async (o: CommonFlags & { nodes: number; rate: number; duration: number; lifetime: number }) => {
+  )).action(async (o: CommonFlags & { nodes: number; rate: number; duration: number; lifetime: number; report?: string }) => {
     // Pods live `lifetime` seconds (plus their deletion), so about rate × lifetime exist at once.
     const problem = benchSizeProblem(o.nodes, Math.ceil(o.rate * Math.min(o.duration, o.lifetime + 30)));
     if (problem) {
       io.err(`podsim bench churn: ${problem}`);
       return done(2);
     }
+    checkOutputPaths([output('--report', o.report)], []);
     const plan = churnPlan({
       nodes: o.nodes,
       rate: o.rate,
@@ -229,7 +252,7 @@ export function registerBenchCommands(program: Command, io: BenchIo, done: (code
       events: o.events,
       networkUs: o.networkUs,
     });
-    await runAndReport(plan, o, { rate: o.rate, durationS: o.duration, lifetimeS: o.lifetime });
+    await runAndReport(plan, o, { rate: o.rate, durationS: o.duration, lifetimeS: o.lifetime }, commandLine('churn', o, [['--nodes', o.nodes], ['--rate', o.rate], ['--duration', o.duration], ['--lifetime', o.lifetime]]));
   });
 
   addCommon(

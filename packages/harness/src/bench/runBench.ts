@@ -12,12 +12,12 @@
 import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
 import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { build } from 'hdr-histogram-js';
-import { US_PER_SECOND, type TraceRecord } from '@podsim/api';
+import { CLIENT_THROTTLE_TRACE, US_PER_SECOND, type TraceRecord } from '@podsim/api';
 import type { Placement } from '@podsim/api/protocol/control';
 import { Simulation, SimulationError, type SimulationMetrics } from '@podsim/sim';
 import { measureRawTransport } from '@podsim/sim/rawTransport';
 import { TraceModel } from '../checkers/model.js';
-import { ALL_INVARIANTS, checkInvariants } from '../checkers/invariants.js';
+import { ALL_INVARIANTS, checkInvariants, type Violation } from '../checkers/invariants.js';
 import { resolveModule } from '../engine.js';
 import type { StormResult } from '../driver/stormDriver.js';
 import { BENCH_APISERVER_MODEL, type BenchPlan } from './stormPlan.js';
@@ -46,6 +46,11 @@ export interface BenchRunOptions {
   readonly hostTimeoutMs?: number;
   /** Trace kinds to collect (default {@link BENCH_TRACE_KINDS}; experiments only: the checkers need those). */
   readonly traceFilter?: readonly string[];
+  /**
+   * Called once the run is judged with the checkers' model, the violations and the
+   * `client.throttle` records (collected only when this is given: the HTML `--report`).
+   */
+  readonly onJudged?: (judged: { readonly model: TraceModel; readonly violations: readonly Violation[]; readonly throttle: readonly TraceRecord[] }) => void;
 }
 
 /** The figures of one bench run (also the `--json` line). Times: wall seconds unless named virtual. */
@@ -164,7 +169,7 @@ export async function runBenchPlan(plan: BenchPlan, opts: BenchRunOptions = {}):
     actors: plan.actors.map((a) => ({ id: a.id, module: resolveModule(a.module), config: a.config })),
     placement: plan.placement as Placement,
     latency: plan.latency,
-    traceFilter: opts.traceFilter ?? BENCH_TRACE_KINDS,
+    traceFilter: [...(opts.traceFilter ?? BENCH_TRACE_KINDS), ...(opts.onJudged ? [CLIENT_THROTTLE_TRACE] : [])],
     hostTimeoutMs: opts.hostTimeoutMs ?? 120_000,
   });
   const t0 = performance.now();
@@ -187,8 +192,18 @@ export async function runBenchPlan(plan: BenchPlan, opts: BenchRunOptions = {}):
   const model = new TraceModel([], { keepRecords: false });
   let traceRecords = 0;
   let result: StormResult | undefined;
+  const throttle: TraceRecord[] = [];
   const consume = (records: TraceRecord[]) => {
-    traceRecords += records.length;
+    // The report's throttle records are not what the checkers read: kept apart, not counted.
+    let n = records.length;
+    if (opts.onJudged) {
+      for (const r of records) {
+        if (r.kind !== CLIENT_THROTTLE_TRACE) continue;
+        throttle.push(r);
+        n--;
+      }
+    }
+    traceRecords += n;
     for (let i = records.length - 1; i >= 0 && result === undefined; i--) if (records[i].kind === 'bench.result') result = records[i].data as unknown as StormResult;
     model.add(records);
   };
@@ -251,6 +266,7 @@ export async function runBenchPlan(plan: BenchPlan, opts: BenchRunOptions = {}):
   for (const p of model.processes) if (p.exitedAt === undefined) runningPods.add(p.podUid);
   stillRunning = runningPods.size;
   const checkWallSeconds = (performance.now() - tCheck) / 1000;
+  opts.onJudged?.({ model, violations, throttle });
 
   const hist = build({ bitBucketSize: 64, numberOfSignificantValueDigits: 3, lowestDiscernibleValue: 1, highestTrackableValue: 24 * 3600 * US_PER_SECOND });
   for (const l of result?.latenciesUs ?? []) hist.recordValue(Math.max(1, l));

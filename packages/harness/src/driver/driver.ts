@@ -21,7 +21,7 @@ import type {
   Table,
   WatchEvent,
 } from '@podsim/api';
-import { APISERVER_ACTOR } from '@podsim/api';
+import { APISERVER_ACTOR, CLIENT_THROTTLE_TRACE } from '@podsim/api';
 import { parseLabelSelector, type ParsedLabelSelector } from '@podsim/api';
 import { TokenBucket } from '@podsim/controllers';
 import { PodInformer, conditionHolds } from './informer.js';
@@ -316,6 +316,8 @@ export class Driver {
   private api(ctx: ActorContext, body: Message, onReply: (r: ApiResult) => void, onTimeout: () => void, limited = true): void {
     const waitUs = limited && this.limiter ? this.limiter.reserve(ctx.now) : 0;
     if (waitUs > 0) {
+      // Only when the report asks (CLIENT_THROTTLE_TRACE is not digested): kubectl's own client limit.
+      if (ctx.tracing(CLIENT_THROTTLE_TRACE)) ctx.trace(CLIENT_THROTTLE_TRACE, `kubectl ${body.type} waited ${waitUs}us`, { client: 'kubectl', waitUs, qps: this.limiter!.qps, burst: this.limiter!.burst });
       const id = ++this.throttledSeq;
       this.throttled.set(id, () => this.send(ctx, body, onReply, onTimeout));
       ctx.setTimer(waitUs, { t: 'throttled', id } satisfies TimerPayload);

@@ -1,6 +1,6 @@
 /**
  * `podsim explore` and `podsim replay` (registered on the main `podsim` program, src/cli.ts):
- *   podsim explore FILE [--seeds A..B | --count N] [--workers W] [--faults LEVEL] [--json OUT]
+ *   podsim explore FILE [--seeds A..B | --count N] [--workers W] [--faults LEVEL] [--json OUT] [--report OUT.html [--shrink]]
  *                       [--shard I/N | --shards N] [--out DIR] [--for DURATION] [--until-failures K] [--exit-zero]
  *   podsim explore merge RESULT... [--scenario FILE] [--json OUT]
  *   podsim replay FILE --seed N [--faults LEVEL] [--trace OUT.json] [--shrink [--out FILE]] [--json OUT]
@@ -29,10 +29,15 @@ import { NO_EXPECTATIONS } from '../run.js';
 import { FAULT_LEVELS } from './draw.js';
 import { SeedPool } from './pool.js';
 import { drawnFaults, runSeed, type SeedResult } from './runSeed.js';
-import { explore, type ExploreStopReason, type ExploreSummary } from './explore.js';
+import { explore, exploreReplayCommand, type ExploreStopReason, type ExploreSummary } from './explore.js';
 import { parseShard, parseShardCount, resolveShard, scenarioSha256, shardFileName, shardResult, shardSeedCount, shardSeeds, type ShardSpec } from './shard.js';
 import { mergeNotes, mergeShards, mergeVerdict, readShardResults } from './merge.js';
 import { ScenarioError } from '../scenario/source.js';
+import { writeReport } from '@podsim/report';
+import { exploreReportInput, type ShrunkSeed } from '../report/htmlInput.js';
+
+/** `explore --report --shrink` shrinks at most this many seeds (one per violated invariant): each shrink is dozens of runs. */
+export const MAX_SHRUNK_IN_REPORT = 3;
 import { shrinkSeed, shrunkScenarioText } from './shrink.js';
 import { podOfMessage, podTimeline } from './timeline.js';
 
@@ -206,13 +211,19 @@ export function registerExploreCommands(program: Command, io: ExploreIo, done: (
     .option('--until-failures <k>', 'start no seed once K seeds have failed (per shard)', positiveInt)
     .option('--exit-zero', 'exit 0 even when seeds fail (for a Job: the shard completes and explore merge gives the verdict); bad input is still exit 2')
     .option('--no-progress', 'no progress bar on stderr')
+    .option('--report <out>', 'also write an HTML report: seeds per outcome, failing seeds by first violated invariant, their replay commands')
+    .option('--shrink', `with --report: shrink the first failing seed of each violated invariant (at most ${MAX_SHRUNK_IN_REPORT}) and show its shrunk scenario`)
     .action(
       async (
         file: string,
-        o: { seeds?: [number, number]; count?: number; workers?: number; faults: number; json?: string; shard?: ShardSpec; shards?: number; out?: string; for?: number; untilFailures?: number; exitZero?: boolean; progress: boolean },
+        o: { seeds?: [number, number]; count?: number; workers?: number; faults: number; json?: string; shard?: ShardSpec; shards?: number; out?: string; for?: number; untilFailures?: number; exitZero?: boolean; progress: boolean; report?: string; shrink?: boolean },
       ) => {
         if (o.seeds && o.count !== undefined) {
           io.err('podsim explore: give --seeds or --count, not both');
+          return done(2);
+        }
+        if (o.shrink && !o.report) {
+          io.err('podsim explore: --shrink needs --report (the shrunk scenarios are shown in it; podsim replay --shrink writes one to a file)');
           return done(2);
         }
         const sharding = resolveShard(o, process.env);
@@ -237,12 +248,12 @@ export function registerExploreCommands(program: Command, io: ExploreIo, done: (
         const inputs = plain.inputFiles ?? [file];
         const outFile = o.out !== undefined ? join(o.out, shardFileName(shard ?? { index: 0, count: 1 })) : undefined;
         if (o.out !== undefined && existsSync(o.out) && !statSync(o.out).isDirectory()) throw new ScenarioError([{ file: o.out, line: 0, column: 0, field: '--out', message: 'is not a directory: --out names the directory the shard result goes in' }]);
-        checkOutputPaths([output('--json', o.json), output('--out', outFile)], inputs);
+        checkOutputPaths([output('--json', o.json), output('--out', outFile), output('--report', o.report)], inputs);
         // A shard's result is written once: a second run into the same folder is refused before it starts.
         if (outFile !== undefined && existsSync(outFile)) throw new ScenarioError([{ file: outFile, line: 0, column: 0, field: '--out', message: 'already exists: refusing to overwrite a shard result (remove it, or give another --out)' }]);
         const plan = compileScenario(plain);
         for (const w of plan.warnings) io.err(formatIssue(w));
-        const { defaulted } = await exploreReady(plain, o.faults);
+        const { sc, defaulted } = await exploreReady(plain, o.faults);
         if (defaulted) io.err(describeDefaultExplore(file, defaulted, sec));
         else if (!plain.doc.explore) io.err(`${file}: warning: no explore: section and --faults none, so every seed runs without faults (and without the liveness check)`);
         // A shard without --out prints its result on stdout (kubectl logs collects it), so its summary goes to stderr.
@@ -292,6 +303,21 @@ export function registerExploreCommands(program: Command, io: ExploreIo, done: (
               writeFileSync(outFile, `${line}\n`, { flag: 'wx' });
               say(`shard result written to ${outFile}`);
             } else io.out(line);
+          }
+          if (o.report) {
+            const shrunk = new Map<number, ShrunkSeed>();
+            for (const g of o.shrink ? s.groups.slice(0, MAX_SHRUNK_IN_REPORT) : []) {
+              const seed = g.seeds[0].seed;
+              const r = await shrinkSeed(pool, sc, seed, o.faults, (what) => io.err(`shrink seed ${seed} (${g.invariant}): ${what} …`), defaulted);
+              if ('passes' in r) continue;
+              const kept = drawnFaults(sc, seed, o.faults).filter((f) => r.faults.kept.includes(f.id));
+              const shrunkFile = join(dirname(file), `${basename(file, extname(file))}-seed${seed}-shrunk.yaml`);
+              const command = `${exploreReplayCommand(file, seed, o.faults)} --shrink`;
+              shrunk.set(seed, { seed, steps: r.steps.kept.length, text: shrunkScenarioText(sc, { seed, invariant: r.invariant, faults: kept, keepSteps: r.steps.kept, outFile: shrunkFile, command }) });
+            }
+            const command = `pnpm podsim explore ${file} --seeds ${a}..${b}${o.faults !== 1 ? ` --faults ${o.faults}` : ''}${shard ? ` --shard ${shard.index}/${shard.count}` : ''}`;
+            const bytes = writeReport(o.report, exploreReportInput(s, { requested: Math.min(count, MAX_EXPLORE_SEEDS), command, shrunk }));
+            say(`report written to ${o.report} (${(bytes / 1e6).toFixed(1)} MB; open it in a browser)`);
           }
           // A shard stopped by a signal did not finish: 143 (128 + SIGTERM) even with --exit-zero, so
           // that a Job counts it failed and reruns the index (merge counts the copies once).
