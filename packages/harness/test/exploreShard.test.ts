@@ -289,6 +289,10 @@ test.serial('SIGTERM (a deleted pod) starts no more seeds, writes the result so 
     env: { ...env0, JOB_COMPLETION_INDEX: '1', PODSIM_SHARDS: '3' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  // A failed or timed-out test must not leave a 10-minute sweep behind.
+  t.teardown(() => {
+    if (p.exitCode === null && p.signalCode === null) p.kill('SIGKILL');
+  });
   let out = '';
   let err = '';
   p.stdout.on('data', (d: Buffer) => (out += d.toString()));
