@@ -6,6 +6,9 @@
  * (`GenerateTable` with `Wide: true`). Times are printed at the apiserver's clock `nowUs`.
  */
 import type {
+  EndpointSlice,
+  Endpoints,
+  Service,
   PodDisruptionBudget,
   Clock,
   ContainerStatus,
@@ -25,6 +28,7 @@ import type {
   VirtualTime,
 } from '@podsim/api';
 import { humanDuration } from './duration.js';
+import { ENDPOINTSLICE_COLUMNS, ENDPOINTS_COLUMNS, SERVICE_COLUMNS, printEndpointSlice, printEndpoints, printService } from './printersService.js';
 import { formatLabelSelector, labelSelectorAsSelector, labelSelectorString } from '@podsim/api';
 
 // Descriptions are the upstream SwaggerDoc() strings the printers reference (k8s.io/api and
@@ -442,6 +446,9 @@ export const PRINTERS: Readonly<Record<string, PrinterEntry>> = {
   namespaces: { columns: NAMESPACE_COLUMNS, print: (o, n, c) => printNamespace(o as Namespace, n, c) },
   events: { columns: EVENT_COLUMNS, print: (o, n, c) => printEvent(o as Event, n, c) },
   poddisruptionbudgets: { columns: POD_DISRUPTION_BUDGET_COLUMNS, print: (o, n, c) => printPodDisruptionBudget(o as PodDisruptionBudget, n, c) },
+  services: { columns: SERVICE_COLUMNS, print: (o, n, c) => printService(o as Service, n, c, (ts) => translateTimestampSince(ts, n, c)) },
+  endpoints: { columns: ENDPOINTS_COLUMNS, print: (o, n, c) => printEndpoints(o as Endpoints, (ts) => translateTimestampSince(ts, n, c)) },
+  endpointslices: { columns: ENDPOINTSLICE_COLUMNS, print: (o, n, c) => printEndpointSlice(o as EndpointSlice, (ts) => translateTimestampSince(ts, n, c)) },
 };
 
 /** `meta.AsPartialObjectMetadata`. */

@@ -60,6 +60,10 @@ export function resourceOfKind(kind: string | undefined): ResourceName | undefin
       return 'deployments';
     case 'PodDisruptionBudget':
       return 'poddisruptionbudgets';
+    case 'Service':
+      return 'services';
+    case 'Endpoints':
+      return 'endpoints';
     default:
       return undefined;
   }
@@ -74,6 +78,10 @@ export function kubectlKind(resource: ResourceName): string {
       return 'replicaset.apps';
     case 'poddisruptionbudgets':
       return 'poddisruptionbudget.policy';
+    case 'endpoints':
+      return 'endpoints';
+    case 'endpointslices':
+      return 'endpointslice.discovery.k8s.io';
     default:
       return resource.replace(/s$/, '');
   }

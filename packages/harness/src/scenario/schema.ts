@@ -581,6 +581,32 @@ export const zManifests = {
       })
       .optional(),
   }),
+  /** v1 Service (issue #18): the apiserver allocates the ClusterIP and checks the rest (serviceStrategy.ts). */
+  Service: z.looseObject({
+    apiVersion: z.literal('v1'),
+    kind: z.literal('Service'),
+    metadata: zMeta,
+    spec: z.looseObject({
+      selector: z.record(z.string(), z.string(), { error: 'selector must be string → string (quote numbers)' }).optional(),
+      ports: z
+        .array(
+          z.looseObject({
+            name: z.string().optional(),
+            port: z.number().int().min(1).max(65535),
+            targetPort: z.union([z.number().int().min(1).max(65535), z.string().min(1)]).optional(),
+            protocol: z.enum(['TCP', 'UDP', 'SCTP']).optional(),
+          }),
+        )
+        .optional(),
+      type: z.enum(['ClusterIP', 'NodePort', 'LoadBalancer', 'ExternalName']).optional(),
+      sessionAffinity: z.enum(['None', 'ClientIP']).optional(),
+      publishNotReadyAddresses: z.boolean().optional(),
+      externalTrafficPolicy: z.enum(['Cluster', 'Local']).optional(),
+      internalTrafficPolicy: z.enum(['Cluster', 'Local']).optional(),
+    }),
+  }),
+  /** v1 Endpoints written by hand (a Service without a selector). */
+  Endpoints: z.looseObject({ apiVersion: z.literal('v1'), kind: z.literal('Endpoints'), metadata: zMeta }),
 } as const;
 
 export type ManifestKind = keyof typeof zManifests;

@@ -11,7 +11,7 @@ import type { ResourceName, Subresource } from '@podsim/api';
 export interface ServedResource {
   readonly resource: ResourceName;
   /** API group ('' for core). */
-  readonly group: '' | 'apps' | 'policy';
+  readonly group: '' | 'apps' | 'policy' | 'discovery.k8s.io';
   readonly version: 'v1';
   readonly kind: string;
   readonly singular: string;
@@ -126,6 +126,32 @@ export const SERVED_RESOURCES: readonly ServedResource[] = [
     categories: [],
     verbs: ALL_VERBS,
     subresources: [{ name: 'status', verbs: ['get', 'patch', 'update'], group: 'policy', kind: 'PodDisruptionBudget' }],
+  },
+  // Issue #18: Services and their endpoints.
+  {
+    resource: 'services',
+    group: '',
+    version: 'v1',
+    kind: 'Service',
+    singular: 'service',
+    namespaced: true,
+    shortNames: ['svc'],
+    categories: ['all'],
+    verbs: ALL_VERBS,
+    subresources: [{ name: 'status', verbs: ['get', 'patch', 'update'], group: '', kind: 'Service' }],
+  },
+  { resource: 'endpoints', group: '', version: 'v1', kind: 'Endpoints', singular: 'endpoints', namespaced: true, shortNames: ['ep'], categories: [], verbs: ALL_VERBS, subresources: [] },
+  {
+    resource: 'endpointslices',
+    group: 'discovery.k8s.io',
+    version: 'v1',
+    kind: 'EndpointSlice',
+    singular: 'endpointslice',
+    namespaced: true,
+    shortNames: [],
+    categories: [],
+    verbs: ALL_VERBS,
+    subresources: [],
   },
 ];
 
@@ -260,6 +286,7 @@ export function openApiV3Root(): unknown {
       'api/v1': { serverRelativeURL: '/openapi/v3/api/v1' },
       'apis/apps/v1': { serverRelativeURL: '/openapi/v3/apis/apps/v1' },
       'apis/policy/v1': { serverRelativeURL: '/openapi/v3/apis/policy/v1' },
+      'apis/discovery.k8s.io/v1': { serverRelativeURL: '/openapi/v3/apis/discovery.k8s.io/v1' },
     },
   };
 }
@@ -272,7 +299,7 @@ export function openApiV3Root(): unknown {
  * other paths.
  */
 export function openApiV3Doc(path: string): unknown {
-  const group = path === 'api/v1' ? '' : path === 'apis/apps/v1' ? 'apps' : path === 'apis/policy/v1' ? 'policy' : undefined;
+  const group = path === 'api/v1' ? '' : path === 'apis/apps/v1' ? 'apps' : path === 'apis/policy/v1' ? 'policy' : path === 'apis/discovery.k8s.io/v1' ? 'discovery.k8s.io' : undefined;
   if (group === undefined) return undefined;
   const paths: Record<string, unknown> = {};
   for (const r of groupResources(group)) {
