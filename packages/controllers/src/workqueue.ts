@@ -31,6 +31,8 @@ export class WorkQueue {
     private readonly env: ControllerEnv,
     private readonly onAdded: () => void,
     private readonly maxDelayUs: DurationUs = RATE_LIMIT_MAX_US,
+    /** The failure backoff's base (default 5 ms; the EndpointSlice controllers' `defaultSyncBackOff` is 1 s). */
+    private readonly baseDelayUs: DurationUs = RATE_LIMIT_BASE_US,
   ) {}
 
   /** Keys ready to be processed. */
@@ -74,7 +76,7 @@ export class WorkQueue {
   addRateLimited(key: string): void {
     const n = this.failures.get(key) ?? 0;
     this.failures.set(key, n + 1);
-    this.addAfter(key, Math.min(RATE_LIMIT_BASE_US * 2 ** n, this.maxDelayUs));
+    this.addAfter(key, Math.min(this.baseDelayUs * 2 ** n, this.maxDelayUs));
   }
 
   /** Clears the key's failure count. */
@@ -146,8 +148,9 @@ export class Workers {
     private readonly send: Send,
     private readonly onError?: (key: string, err: SyncError) => void,
     maxDelayUs?: DurationUs,
+    baseDelayUs?: DurationUs,
   ) {
-    this.queue = new WorkQueue(env, () => this.wake(), maxDelayUs);
+    this.queue = new WorkQueue(env, () => this.wake(), maxDelayUs, baseDelayUs);
   }
 
   /** Starts the workers (controllers start after their informers synced: `WaitForCacheSync`). */

@@ -2,13 +2,16 @@
  * The `kube-controller-manager` actor (cmd/kube-controller-manager): shared informers for pods,
  * ReplicaSets, Deployments, nodes, namespaces and PodDisruptionBudgets (one list+watch each, kept
  * in a local cache) and the ReplicaSet, Deployment, pod GC, garbage-collector, namespace and
- * disruption controllers, each with its
+ * disruption controllers (and, issue #18, the endpoint and endpointslice controllers over
+ * Service, Endpoints and EndpointSlice informers), each with its
  * own rate-limited client (`--kube-api-qps` 20 / `--kube-api-burst` 30 per controller client, as
  * the controller manager builds one client per controller; the namespace controller's is ×20 /
  * ×100, as `startNamespaceController` sets it). Controllers start once every informer they use
  * has synced.
  */
-import type { Actor, Deployment, Namespace, Node, Pod, PodDisruptionBudget, ReplicaSet } from '@podsim/api';
+import type { Actor, Deployment, EndpointSlice, Endpoints, Namespace, Node, Pod, PodDisruptionBudget, ReplicaSet, Service } from '@podsim/api';
+import { EndpointsController } from '../endpoint/endpointsController.js';
+import { EndpointSliceController } from '../endpointslice/endpointSliceController.js';
 import { DisruptionController } from '../disruption/disruptionController.js';
 import { DeploymentController } from '../deployment/deploymentController.js';
 import { GarbageCollector } from '../garbagecollector/garbageCollector.js';
@@ -17,11 +20,11 @@ import { PodGCController } from '../podgc/gcController.js';
 import { ReplicaSetController } from '../replicaset/replicaSet.js';
 import { shellActor, type ApiConnectionConfig } from './shell.js';
 
-export type ControllerName = 'replicaset' | 'deployment' | 'podgc' | 'garbagecollector' | 'namespace' | 'disruption';
+export type ControllerName = 'replicaset' | 'deployment' | 'podgc' | 'garbagecollector' | 'namespace' | 'disruption' | 'endpoint' | 'endpointslice';
 
 /** Plain-data configuration (all optional; defaults are kube-controller-manager v1.22's). */
 export interface KubeControllerManagerConfig extends ApiConnectionConfig {
-  /** Controllers to run (default: all six). */
+  /** Controllers to run (default: all of them). */
   readonly controllers?: readonly ControllerName[];
   /** Per-controller client QPS (`--kube-api-qps`, default 20; ≤ 0 = unlimited). */
   readonly kubeAPIQPS?: number;
@@ -34,6 +37,18 @@ export interface KubeControllerManagerConfig extends ApiConnectionConfig {
   readonly concurrentNamespaceSyncs?: number;
   /** `BurstReplicas` (default 500). */
   readonly burstReplicas?: number;
+  /** `--concurrent-endpoint-syncs` (default 5). */
+  readonly concurrentEndpointSyncs?: number;
+  /** `--endpoint-updates-batch-period`, virtual µs (default 0). */
+  readonly endpointUpdatesBatchPeriodUs?: number;
+  /** `--concurrent-service-endpoint-syncs` (default 5). */
+  readonly concurrentServiceEndpointSyncs?: number;
+  /** `--max-endpoints-per-slice` (default 100). */
+  readonly maxEndpointsPerSlice?: number;
+  /** `--endpointslice-updates-batch-period`, virtual µs (default 0). */
+  readonly endpointSliceUpdatesBatchPeriodUs?: number;
+  /** `--feature-gates` podsim models here (EndpointSliceTerminatingCondition: beta, default on in 1.22). */
+  readonly featureGates?: { readonly EndpointSliceTerminatingCondition?: boolean };
   readonly podGC?: {
     /** `gcCheckPeriod`, virtual µs (default 20 s). */
     readonly gcCheckPeriodUs?: number;
@@ -47,7 +62,7 @@ export interface KubeControllerManagerConfig extends ApiConnectionConfig {
 export const KUBE_CONTROLLER_MANAGER = 'kube-controller-manager';
 export const DEFAULT_KUBE_API_QPS = 20;
 export const DEFAULT_KUBE_API_BURST = 30;
-const ALL: readonly ControllerName[] = ['replicaset', 'deployment', 'podgc', 'garbagecollector', 'namespace', 'disruption'];
+const ALL: readonly ControllerName[] = ['replicaset', 'deployment', 'podgc', 'garbagecollector', 'namespace', 'disruption', 'endpoint', 'endpointslice'];
 
 function checkConfig(config: unknown): KubeControllerManagerConfig {
   const c = (config ?? {}) as KubeControllerManagerConfig;
@@ -64,6 +79,8 @@ export interface ControllerManagerState {
   readonly garbagecollector?: GarbageCollector;
   readonly namespace?: NamespaceController;
   readonly disruption?: DisruptionController;
+  readonly endpoint?: EndpointsController;
+  readonly endpointslice?: EndpointSliceController;
 }
 
 export function createActor(_id: string, config: unknown): Actor {
@@ -87,10 +104,13 @@ export function createActor(_id: string, config: unknown): Actor {
         nodes: enabled.has('podgc'),
         namespaces: enabled.has('namespace') || enabled.has('garbagecollector'),
         poddisruptionbudgets: enabled.has('disruption'),
+        services: enabled.has('endpoint') || enabled.has('endpointslice'),
+        endpoints: enabled.has('endpoint'),
+        endpointslices: enabled.has('endpointslice'),
       };
-      const mk = <T extends Pod | ReplicaSet | Deployment | Node | Namespace | PodDisruptionBudget>(
+      const mk = <T extends Pod | ReplicaSet | Deployment | Node | Namespace | PodDisruptionBudget | Service | Endpoints | EndpointSlice>(
         on: boolean,
-        resource: 'pods' | 'replicasets' | 'deployments' | 'nodes' | 'namespaces' | 'poddisruptionbudgets',
+        resource: 'pods' | 'replicasets' | 'deployments' | 'nodes' | 'namespaces' | 'poddisruptionbudgets' | 'services' | 'endpoints' | 'endpointslices',
       ) => {
         if (!on) return undefined;
         pending++;
@@ -102,6 +122,9 @@ export function createActor(_id: string, config: unknown): Actor {
       const nodes = mk<Node>(need.nodes, 'nodes');
       const namespaces = mk<Namespace>(need.namespaces, 'namespaces');
       const pdbs = mk<PodDisruptionBudget>(need.poddisruptionbudgets, 'poddisruptionbudgets');
+      const services = mk<Service>(need.services, 'services');
+      const endpoints = mk<Endpoints>(need.endpoints, 'endpoints');
+      const endpointslices = mk<EndpointSlice>(need.endpointslices, 'endpointslices');
       if (enabled.has('replicaset')) {
         const c = new ReplicaSetController(shell.env, pods, rss!, shell.client('replicaset-controller', qps, burst), {
           burstReplicas: cfg.burstReplicas,
@@ -144,6 +167,24 @@ export function createActor(_id: string, config: unknown): Actor {
       if (enabled.has('disruption')) {
         const c = new DisruptionController(shell.env, pdbs!, pods, rss!, ds!, shell.client('disruption-controller', qps, burst));
         state.disruption = c;
+        starters.push(() => c.workers.start());
+      }
+      if (enabled.has('endpoint')) {
+        const c = new EndpointsController(shell.env, services!, pods, endpoints!, shell.client('endpoint-controller', qps, burst), {
+          workers: cfg.concurrentEndpointSyncs,
+          batchPeriodUs: cfg.endpointUpdatesBatchPeriodUs,
+        });
+        state.endpoint = c;
+        starters.push(() => c.workers.start());
+      }
+      if (enabled.has('endpointslice')) {
+        const c = new EndpointSliceController(shell.env, services!, pods, endpointslices!, shell.client('endpointslice-controller', qps, burst), {
+          workers: cfg.concurrentServiceEndpointSyncs,
+          maxEndpointsPerSlice: cfg.maxEndpointsPerSlice,
+          batchPeriodUs: cfg.endpointSliceUpdatesBatchPeriodUs,
+          gates: cfg.featureGates?.EndpointSliceTerminatingCondition !== undefined ? { endpointSliceTerminatingCondition: cfg.featureGates.EndpointSliceTerminatingCondition } : undefined,
+        });
+        state.endpointslice = c;
         starters.push(() => c.workers.start());
       }
     }),
