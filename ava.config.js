@@ -1,6 +1,6 @@
 // Compiled mode: `tsc -b` runs first (see the root `test` script); ava then runs the emitted
 // JavaScript under packages/*/dist/test.
-const pkgs = ['api', 'sim', 'apiserver', 'runtime', 'kubelet', 'controllers', 'harness'];
+const pkgs = ['api', 'sim', 'apiserver', 'runtime', 'kubelet', 'controllers', 'proxy', 'harness'];
 export default {
   files: ['packages/*/test/**/*.test.ts'],
   typescript: {

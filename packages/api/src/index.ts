@@ -6,6 +6,7 @@ export * from './errors.js';
 export * from './faults.js';
 export * from './codec.js';
 export * from './behavior.js';
+export * from './appBehavior.js';
 export * from './quantity.js';
 export * from './equality.js';
 export * from './labels.js';

@@ -147,10 +147,11 @@ export class EndpointsController {
     const batch = (keys: Iterable<string>) => {
       for (const k of keys) this.workers.queue.addAfter(k, this.batchPeriodUs);
     };
+    // Without Services no pod change matters (and a storm of pod events costs nothing here).
     pods.addEventHandler({
-      onAdd: (p) => batch(podServiceMemberships(this.services.values(), p)),
-      onUpdate: (o, p) => batch(servicesToUpdateOnPodChange(this.services.values(), o, p)),
-      onDelete: (p) => batch(podServiceMemberships(this.services.values(), p)),
+      onAdd: (p) => this.services.size > 0 && batch(podServiceMemberships(this.services.values(), p)),
+      onUpdate: (o, p) => this.services.size > 0 && batch(servicesToUpdateOnPodChange(this.services.values(), o, p)),
+      onDelete: (p) => this.services.size > 0 && batch(podServiceMemberships(this.services.values(), p)),
     });
     // A deleted Endpoints object of a live Service is recreated.
     endpoints.addEventHandler({ onDelete: (ep) => this.services.get(objectKey(ep)) && this.workers.queue.add(objectKey(ep)) });

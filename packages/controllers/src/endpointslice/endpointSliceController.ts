@@ -132,10 +132,11 @@ export class EndpointSliceController {
     const batch = (keys: Iterable<string>) => {
       for (const k of keys) this.workers.queue.addAfter(k, this.batchPeriodUs);
     };
+    // Without Services no pod change matters (and a storm of pod events costs nothing here).
     pods.addEventHandler({
-      onAdd: (p) => batch(podServiceMemberships(this.services.values(), p)),
-      onUpdate: (o, p) => batch(servicesToUpdateOnPodChange(this.services.values(), o, p)),
-      onDelete: (p) => batch(podServiceMemberships(this.services.values(), p)),
+      onAdd: (p) => this.services.size > 0 && batch(podServiceMemberships(this.services.values(), p)),
+      onUpdate: (o, p) => this.services.size > 0 && batch(servicesToUpdateOnPodChange(this.services.values(), o, p)),
+      onDelete: (p) => this.services.size > 0 && batch(podServiceMemberships(this.services.values(), p)),
     });
     const sliceDelay = Math.max(ENDPOINTSLICE_CHANGE_MIN_SYNC_DELAY_US, this.batchPeriodUs);
     const onSlice = (s: EndpointSlice) => {
