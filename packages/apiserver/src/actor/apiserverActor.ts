@@ -6,7 +6,8 @@
  * (fields in docs/conventions.md). With `serviceTimeUs > 0` requests queue FIFO behind a single
  * processor and are handled when their service time ends; otherwise the answer is instant.
  */
-import type { Actor, ActorContext, ApiRequest, Envelope, Namespace, Pod } from '@podsim/api';
+import type { Actor, ActorContext, ApiRequest, EndpointSlice, Endpoints, Envelope, Namespace, Pod, Service } from '@podsim/api';
+import { ANNOTATION_TOLERATE_UNREADY, LABEL_MANAGED_BY, LABEL_SERVICE_NAME } from '@podsim/api';
 import { ApiServer, type ApiServerConfig } from '../apiServer.js';
 import type { RequestContext } from '../registry/strategy.js';
 import type { StorageEvent } from '../storage/interfaces.js';
@@ -75,6 +76,24 @@ export function createActor(_id: string, config: unknown): Actor {
     if (resource === 'replicasets') {
       const replicas = (ev.object as { status?: { replicas?: number } }).status?.replicas;
       data.statusReplicas = replicas ?? 0;
+    }
+    // Issue #18: what the Service invariants read (harness/src/checkers/trafficInvariants.ts).
+    if (resource === 'services') {
+      const sp = (ev.object as Service).spec;
+      if (sp?.publishNotReadyAddresses) data.publishNotReadyAddresses = true;
+      const tol = m.annotations?.[ANNOTATION_TOLERATE_UNREADY];
+      if (tol !== undefined) data.tolerateUnready = tol;
+    }
+    if (resource === 'endpoints') {
+      const subsets = (ev.object as Endpoints).subsets ?? [];
+      data.addresses = subsets.flatMap((ss) => (ss.addresses ?? []).map((a) => a.targetRef?.uid ?? a.ip));
+      data.notReadyAddresses = subsets.flatMap((ss) => (ss.notReadyAddresses ?? []).map((a) => a.targetRef?.uid ?? a.ip));
+    }
+    if (resource === 'endpointslices') {
+      const sl = ev.object as EndpointSlice;
+      data.service = m.labels?.[LABEL_SERVICE_NAME] ?? '';
+      data.managedBy = m.labels?.[LABEL_MANAGED_BY] ?? '';
+      data.endpoints = (sl.endpoints ?? []).map((e) => [e.targetRef?.uid ?? e.addresses?.[0] ?? '', e.conditions?.ready ?? null, e.conditions?.serving ?? null, e.conditions?.terminating ?? null]);
     }
     if (m.finalizers?.length) data.finalizers = m.finalizers;
     ctx.trace('api.write', `${ev.type} ${resource} ${m.namespace ? `${m.namespace}/` : ''}${m.name} rv=${m.resourceVersion}`, data);

@@ -8,6 +8,7 @@
 import { US_PER_SECOND, parseRfc3339 } from '@podsim/api';
 import { humanDuration } from '../duration.js';
 import type { ApiWrite, ProcessLife, Span, TraceModel } from './model.js';
+import { TRAFFIC_INVARIANTS } from './trafficInvariants.js';
 
 export interface Violation {
   /** Checker id, e.g. `no-removal-while-running`. */
@@ -562,6 +563,8 @@ export const INVARIANTS: readonly Invariant[] = [
       return out;
     },
   },
+  // Services, EndpointSlices and kube-proxy (issue #18; spec endpoints-traffic §12).
+  ...TRAFFIC_INVARIANTS,
 ];
 
 /** Ids of every checker, for `expect.invariants.allow` validation. */

@@ -112,6 +112,8 @@ export function createActor(_id: string, config: unknown): Actor & { state: Kube
             env.trace('proxy.sync', `syncProxyRules #${state.syncs} ${(durationUs / 1000).toFixed(1)}ms ${rules} rules, ${changes.size} service(s) changed`, {
               node: cfg.nodeName,
               mode: cfg.mode,
+              minSyncPeriodUs: cfg.minSyncPeriodUs,
+              burstSyncs: cfg.burstSyncs,
               startUs,
               durationUs,
               rules,
