@@ -8,13 +8,15 @@
  * (or tolerated) pods in `addresses` and the rest in `notReadyAddresses`, repacks per port set,
  * truncates to `maxCapacity` 1000 (ready first, annotation `over-capacity: truncated`) and
  * creates or PUTs the Endpoints unless nothing changed (targetRef resourceVersions ignored).
- * Simplifications: no `last-change-trigger-time` annotation (a DELETE is no trigger anyway);
- * no events on a failed write (the retry is rate-limited as upstream); IPv4 only.
+ * A failed write records a Warning `FailedToCreateEndpoint` / `FailedToUpdateEndpoint` event and
+ * is retried rate-limited. Simplifications: no `last-change-trigger-time` annotation (a DELETE is
+ * no trigger anyway); IPv4 only.
  */
 import type { ApiResult, EndpointAddress, EndpointPort, EndpointSubset, Endpoints, Pod, Service } from '@podsim/api';
 import { ANNOTATION_OVER_CAPACITY, LABEL_HEADLESS_SERVICE } from '@podsim/api';
 import type { ApiClient } from '../client.js';
-import { type Sync, call, isNotFound, isOk, syncErrorOf } from '../coroutine.js';
+import { ControllerEventRecorder } from '../events.js';
+import { type Sync, call, isNotFound, isOk, statusOf, syncErrorOf } from '../coroutine.js';
 import type { ControllerEnv } from '../env.js';
 import type { Informer } from '../informer.js';
 import { canonicalJson, keyOf, objectKey, splitKey } from '../objects.js';
@@ -129,6 +131,7 @@ function subsetsKey(subsets: readonly EndpointSubset[] | undefined): string {
 export class EndpointsController {
   readonly workers: Workers;
   private readonly batchPeriodUs: number;
+  private readonly recorder: ControllerEventRecorder;
   /** Endpoints writes (create + update) done (for tests and metrics). */
   writes = 0;
 
@@ -141,6 +144,7 @@ export class EndpointsController {
     opts: EndpointsControllerOptions = {},
   ) {
     this.batchPeriodUs = opts.batchPeriodUs ?? 0;
+    this.recorder = new ControllerEventRecorder(env, client, 'endpoint-controller');
     this.workers = new Workers(env, opts.workers ?? CONCURRENT_ENDPOINT_SYNCS, (key) => this.syncService(key), client.sender);
     const enqueue = (s: Service) => this.workers.queue.add(objectKey(s));
     services.addEventHandler({ onAdd: enqueue, onUpdate: (_o, s) => enqueue(s), onDelete: enqueue });
@@ -207,6 +211,11 @@ export class EndpointsController {
     if (isOk(res)) return undefined;
     // Creating in a terminating namespace is Forbidden: nothing to retry.
     if (!current && res.code === 403) return undefined;
+    // Also for a conflict (the informer behind this controller's own last write), as upstream:
+    // the well-known "FailedToUpdateEndpoint … the object has been modified" warning.
+    const why = statusOf(res).message ?? `HTTP ${res.code}`;
+    if (current) this.recorder.event(obj, 'Warning', 'FailedToUpdateEndpoint', `Failed to update endpoint ${namespace}/${name}: ${why}`);
+    else this.recorder.event(obj, 'Warning', 'FailedToCreateEndpoint', `Failed to create endpoint for service ${namespace}/${name}: ${why}`);
     return syncErrorOf(res, `${current ? 'update' : 'create'} Endpoints ${keyOf(namespace, name)}`);
   }
 }

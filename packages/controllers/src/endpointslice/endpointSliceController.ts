@@ -15,7 +15,8 @@
 import type { ApiResult, EndpointSlice, Pod, Service } from '@podsim/api';
 import { ENDPOINTSLICE_CONTROLLER_NAME, LABEL_MANAGED_BY, LABEL_SERVICE_NAME, seconds } from '@podsim/api';
 import type { ApiClient } from '../client.js';
-import { type Sync, call, isNotFound, isOk, syncErrorOf } from '../coroutine.js';
+import { ControllerEventRecorder } from '../events.js';
+import { type Sync, type SyncError, call, isNotFound, isOk, syncErrorOf } from '../coroutine.js';
 import type { ControllerEnv } from '../env.js';
 import type { Informer } from '../informer.js';
 import { keyOf, objectKey, splitKey } from '../objects.js';
@@ -105,6 +106,7 @@ function managedServiceKey(s: EndpointSlice): string | undefined {
 export class EndpointSliceController {
   readonly workers: Workers;
   readonly tracker = new EndpointSliceTracker();
+  private readonly recorder: ControllerEventRecorder;
   private readonly batchPeriodUs: number;
   private readonly maxEndpointsPerSlice: number;
   /** Slice writes (create + update + delete) sent (for tests and metrics). */
@@ -121,6 +123,7 @@ export class EndpointSliceController {
     private readonly opts: EndpointSliceControllerOptions = {},
   ) {
     this.batchPeriodUs = opts.batchPeriodUs ?? 0;
+    this.recorder = new ControllerEventRecorder(env, client, 'endpointslice-controller');
     this.maxEndpointsPerSlice = opts.maxEndpointsPerSlice ?? MAX_ENDPOINTS_PER_SLICE;
     this.workers = new Workers(env, opts.workers ?? CONCURRENT_SERVICE_ENDPOINT_SYNCS, (key) => this.syncService(key), client.sender, undefined, MAX_SYNC_BACKOFF_US, DEFAULT_SYNC_BACKOFF_US);
     slices.addIndexer(SLICE_SERVICE_INDEX, (s) => {
@@ -175,6 +178,15 @@ export class EndpointSliceController {
       return { reason: 'StaleInformerCache', message: `EndpointSlice informer cache is out of date for Service ${key}` };
     }
     const r = reconcileSlices(svc, pods, existing, this.maxEndpointsPerSlice, this.opts.gates);
+    const err = yield* this.finalize(key, svc, r);
+    // `syncService`: a failed reconcile is a Warning on the Service, then a rate-limited retry.
+    if (err) this.recorder.event(svc, 'Warning', 'FailedToUpdateEndpointSlices', `Error updating Endpoint Slices for Service ${key}: ${err.message}`);
+    return err;
+  }
+
+  /** `finalize`: creates (not while the Service is being deleted), updates, deletes; the first failure ends it. */
+  private *finalize(key: string, svc: Service, r: ReturnType<typeof reconcileSlices>): Sync<SyncError | undefined> {
+    const { namespace } = splitKey(key);
     // Creates are skipped while the Service is being deleted.
     if (!svc.metadata.deletionTimestamp) {
       for (const s of r.create) {

@@ -513,9 +513,11 @@ export function compileScenario(sc: LoadedScenario, opts: PlanOptions = {}): Run
     if (tr.stop !== undefined && tr.stop <= (tr.start ?? 0)) issues.push(src.issue(['traffic', i, 'stop'], 'stop must come after start'));
   });
   const trafficIds = (doc.traffic ?? []).map((tr, i) => tr.id ?? `traffic[${i}]`);
-  for (const [i, te] of (Array.isArray(doc.expect?.traffic) ? doc.expect.traffic : doc.expect?.traffic ? [doc.expect.traffic] : []).entries()) {
-    if ((doc.traffic ?? []).length === 0) issues.push(src.issue(['expect', 'traffic'], 'expect.traffic needs a traffic: section'));
-    else if (te.source !== undefined && !trafficIds.includes(te.source)) issues.push(src.issue(['expect', 'traffic', i, 'source'], `no traffic source ${JSON.stringify(te.source)} (sources: ${trafficIds.join(', ')})`));
+  const tes = doc.expect?.traffic;
+  for (const [i, te] of (Array.isArray(tes) ? tes : tes ? [tes] : []).entries()) {
+    const at: (string | number)[] = Array.isArray(tes) ? ['expect', 'traffic', i] : ['expect', 'traffic'];
+    if ((doc.traffic ?? []).length === 0) issues.push(src.issue(at, 'expect.traffic needs a traffic: section'));
+    else if (te.source !== undefined && !trafficIds.includes(te.source)) issues.push(src.issue([...at, 'source'], `no traffic source ${JSON.stringify(te.source)} (sources: ${trafficIds.join(', ')})`));
   }
 
   // ---- expectations -------------------------------------------------------------------------------

@@ -102,3 +102,40 @@ test('checkers fail on traces that break them (and hold on the fixed ones)', (t)
   t.is(check('proxy-sync-rate', [sync(S, [], 0), sync(S + 10, [], 1), sync(S + 20, [], 2)]).length, 1);
   t.is(check('proxy-sync-rate', [sync(S, [], 0), sync(S + 10, [], 1), sync(2 * S + 20, [], 2)]).length, 0);
 });
+
+test('bad Services, traffic and app annotations are named with file, line and field', async (t) => {
+  const { loadScenarioText } = await import('../../src/scenario/load.js');
+  const { compileScenario } = await import('../../src/scenario/compile.js');
+  const { ScenarioError, formatIssue } = await import('../../src/scenario/source.js');
+  const text = `kind: Scenario
+cluster:
+  nodes: [{ name: node-1 }]
+traffic:
+  - { service: webb, rate: 10, fromNodes: [node-9] }
+steps:
+  - apply: all
+expect:
+  traffic: { source: nope, failed: { max: 0 } }
+---
+apiVersion: v1
+kind: Service
+metadata: { name: web }
+spec: { selector: { app: web }, ports: [{ port: 70000 }] }
+---
+apiVersion: v1
+kind: Pod
+metadata: { name: web, annotations: { podsim.dev/close-listener-after: soon } }
+spec: { containers: [{ name: c, image: nginx }] }
+`;
+  const err = t.throws(() => compileScenario(loadScenarioText('bad.yaml', text)));
+  t.true(err instanceof ScenarioError);
+  const lines = (err as InstanceType<typeof ScenarioError>).issues.map(formatIssue).join('\n');
+  t.regex(lines, /bad\.yaml:14:\d+: Service\/web spec\.ports\[0\]\.port: Too big/);
+  t.regex(lines, /bad\.yaml:18:\d+: Pod\/web metadata\.annotations\["podsim\.dev\/close-listener-after"\]: .*invalid value "soon"/);
+  const fixed = text.replace('port: 70000', 'port: 80').replace('close-listener-after: soon', 'close-listener-after: 1s');
+  const err2 = t.throws(() => compileScenario(loadScenarioText('bad.yaml', fixed)));
+  const l2 = (err2 as InstanceType<typeof ScenarioError>).issues.map(formatIssue).join('\n');
+  t.regex(l2, /bad\.yaml:5:\d+: traffic\[0\]\.service: no Service "webb" .*did you mean "web"/);
+  t.regex(l2, /bad\.yaml:5:\d+: traffic\[0\]\.fromNodes\[0\]: no node "node-9"/);
+  t.regex(l2, /bad\.yaml:9:\d+: expect\.traffic\.source: no traffic source "nope"/);
+});
