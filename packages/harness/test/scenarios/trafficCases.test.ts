@@ -137,3 +137,15 @@ test('spec §11.3 oracle: refused ≈ Σ_j λ_j (min(r_j, x) − c)⁺ / n and t
   t.true(Math.abs(timedOut - expTimedOut) <= tol(expTimedOut), `timed out ${timedOut}, closed form ${expTimedOut.toFixed(1)}`);
   t.log(`refused ${refused} vs ${expRefused.toFixed(1)}, timed out ${timedOut} vs ${expTimedOut.toFixed(1)}`);
 });
+
+test('IPVS mode (min sync 0: every change applied at once) closes E01\'s window that iptables\' 1 s token bucket leaves open', async (t) => {
+  t.timeout(120_000);
+  const text = readFileSync(join(DIR, 'E01-no-prestop-the-app-stops-listening-on-sigterm.yaml'), 'utf8');
+  const ipvs = await runText('e01-ipvs', text.replace('  nodes: [{ name: node-a }, { name: node-b }, { name: node-c }]', '  nodes: [{ name: node-a }, { name: node-b }, { name: node-c }]\n  kubeProxy: { mode: ipvs }'));
+  const iptables = await runText('e01-iptables', text);
+  t.true(ipvs.report.ok && iptables.report.ok, ipvs.report.failures.join('\n') + iptables.report.failures.join('\n'));
+  const syncs = (m: typeof ipvs.model) => m.records.filter((r) => r.kind === 'proxy.sync' && (r.data as { mode: string }).mode === 'ipvs').length;
+  t.true(syncs(ipvs.model) > 0 && syncs(iptables.model) === 0);
+  t.true(iptables.report.traffic!.total.failed > 0);
+  t.is(ipvs.report.traffic!.total.failed, 0, JSON.stringify(ipvs.report.traffic!.exposure));
+});
