@@ -2,7 +2,7 @@
 // JavaScript under packages/*/dist/test.
 // Workspace packages under examples/ (a user's project as it would depend on podsim).
 const examples = ['operator-finalizer', 'library-usage'];
-const pkgs = ['api', 'sim', 'apiserver', 'runtime', 'kubelet', 'controllers', 'report', 'harness'];
+const pkgs = ['api', 'sim', 'apiserver', 'runtime', 'kubelet', 'controllers', 'proxy', 'report', 'harness'];
 export default {
   files: ['packages/*/test/**/*.test.ts', 'examples/*/test/**/*.test.ts'],
   typescript: {

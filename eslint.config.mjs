@@ -12,6 +12,7 @@ const actorLogic = [
   'packages/runtime/src/**/*.ts',
   'packages/kubelet/src/**/*.ts',
   'packages/controllers/src/**/*.ts',
+  'packages/proxy/src/**/*.ts',
   'packages/harness/src/driver/**/*.ts',
 ];
 

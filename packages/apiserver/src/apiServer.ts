@@ -36,6 +36,7 @@ import type {
   ResourceName,
   Scale,
   StatefulSet,
+  Service,
   Status,
 } from '@podsim/api';
 import { DEFAULT_EPOCH_UNIX_SECONDS, Clock as ClockClass } from '@podsim/api';
@@ -78,6 +79,7 @@ import {
   statefulSetStatusStrategy,
   statefulSetStrategy,
 } from './registry/statefulSetStrategy.js';
+import { endpointSliceStrategy, endpointsStrategy, serviceStrategy, setDefaultsService } from './registry/serviceStrategy.js';
 import { Store, type StoreOptions } from './registry/store.js';
 import type { RESTStrategy, RequestContext } from './registry/strategy.js';
 import { checkFieldLabels, parseFieldSelector, type ParsedFieldSelector } from './selectors/fields.js';
@@ -148,6 +150,9 @@ const KIND_OF_PREFIX: Record<string, ResourceName> = {
   statefulsets: 'statefulsets',
   controllerrevisions: 'controllerrevisions',
   persistentvolumeclaims: 'persistentvolumeclaims',
+  services: 'services',
+  endpoints: 'endpoints',
+  endpointslices: 'endpointslices',
 };
 
 function notFoundResource(): Status {
@@ -277,6 +282,37 @@ export class ApiServer {
       name: 'persistentvolumeclaims',
       store: core('persistentvolumeclaims', 'PersistentVolumeClaim', '/registry/persistentvolumeclaims', persistentVolumeClaimStrategy as RESTStrategy, false),
       statusStore: core('persistentvolumeclaims', 'PersistentVolumeClaim', '/registry/persistentvolumeclaims', persistentVolumeClaimStatusStrategy as RESTStrategy, false),
+      scalable: false,
+    });
+    this.addServiceResources(core, mk);
+  }
+
+  /** v1 services (+ status) and endpoints, discovery.k8s.io/v1 endpointslices (registry/serviceStrategy.ts). */
+  private addServiceResources(
+    core: (resource: string, kind: string, keyPrefix: string, strategy: RESTStrategy, returnDeletedObject: boolean) => Store,
+    mk: <T extends KubeObject>(o: Omit<StoreOptions<T>, 'enableGarbageCollection'>) => Store,
+  ): void {
+    const svc = serviceStrategy(() => this.storage.list('/registry/services/')) as RESTStrategy;
+    const svcStatus: RESTStrategy = { ...svc, prepareForCreate() {}, prepareForUpdate: (o, old) => void ((o as Service).spec = (old as Service).spec) } as RESTStrategy;
+    this.resources.set('services', {
+      name: 'services',
+      store: core('services', 'Service', '/registry/services', svc, false),
+      statusStore: core('services', 'Service', '/registry/services', svcStatus, false),
+      scalable: false,
+      defaults: (o) => setDefaultsService(o as Service),
+    });
+    this.resources.set('endpoints', { name: 'endpoints', store: core('endpoints', 'Endpoints', '/registry/endpoints', endpointsStrategy as RESTStrategy, false), scalable: false });
+    this.resources.set('endpointslices', {
+      name: 'endpointslices',
+      store: mk({
+        resource: { group: 'discovery.k8s.io', resource: 'endpointslices' },
+        kind: 'EndpointSlice',
+        apiVersion: 'discovery.k8s.io/v1',
+        listKind: 'EndpointSliceList',
+        keyPrefix: '/registry/endpointslices',
+        strategy: endpointSliceStrategy as RESTStrategy,
+        returnDeletedObject: false,
+      }),
       scalable: false,
     });
   }

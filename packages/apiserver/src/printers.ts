@@ -11,6 +11,9 @@ import type {
   ControllerRevision,
   PersistentVolumeClaim,
   StatefulSet,
+  EndpointSlice,
+  Endpoints,
+  Service,
   PodDisruptionBudget,
   Clock,
   ContainerStatus,
@@ -30,6 +33,7 @@ import type {
   VirtualTime,
 } from '@podsim/api';
 import { humanDuration } from './duration.js';
+import { ENDPOINTSLICE_COLUMNS, ENDPOINTS_COLUMNS, SERVICE_COLUMNS, printEndpointSlice, printEndpoints, printService } from './printersService.js';
 import { formatLabelSelector, labelSelectorAsSelector, labelSelectorString } from '@podsim/api';
 
 // Descriptions are the upstream SwaggerDoc() strings the printers reference (k8s.io/api and
@@ -607,6 +611,9 @@ export const PRINTERS: Readonly<Record<string, PrinterEntry>> = {
   statefulsets: { columns: STATEFULSET_COLUMNS, print: (o, n, c) => printStatefulSet(o as StatefulSet, n, c) },
   controllerrevisions: { columns: CONTROLLER_REVISION_COLUMNS, print: (o, n, c) => printControllerRevision(o as ControllerRevision, n, c) },
   persistentvolumeclaims: { columns: PERSISTENT_VOLUME_CLAIM_COLUMNS, print: (o, n, c) => printPersistentVolumeClaim(o as PersistentVolumeClaim, n, c) },
+  services: { columns: SERVICE_COLUMNS, print: (o, n, c) => printService(o as Service, n, c, (ts) => translateTimestampSince(ts, n, c)) },
+  endpoints: { columns: ENDPOINTS_COLUMNS, print: (o, n, c) => printEndpoints(o as Endpoints, (ts) => translateTimestampSince(ts, n, c)) },
+  endpointslices: { columns: ENDPOINTSLICE_COLUMNS, print: (o, n, c) => printEndpointSlice(o as EndpointSlice, (ts) => translateTimestampSince(ts, n, c)) },
 };
 
 /** `meta.AsPartialObjectMetadata`. */

@@ -31,7 +31,7 @@ export class WorkQueue {
     private readonly env: ControllerEnv,
     private readonly onAdded: () => void,
     private readonly maxDelayUs: DurationUs = RATE_LIMIT_MAX_US,
-    /** Base of the per-item exponential failure backoff (default 5 ms; the Job controller's queue uses 10 s). */
+    /** Base of the per-item exponential failure backoff (default 5 ms; the Job controller's queue uses 10 s, the EndpointSlice controllers' `defaultSyncBackOff` is 1 s). */
     private readonly baseDelayUs: DurationUs = RATE_LIMIT_BASE_US,
   ) {}
 

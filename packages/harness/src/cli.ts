@@ -12,6 +12,7 @@
  * check and the replay command are printed); 2 bad input (file, flags) — a message naming the
  * file, line and field, never a stack trace.
  */
+import type { TrafficReport } from './traffic/evaluate.js';
 import { writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
@@ -117,6 +118,7 @@ export function printReport(r: RunReport, io: CliIo, quiet: boolean, rows = DEFA
     `virtual ${formatDuration(r.virtualSeconds * US_PER_SECOND)} in ${r.wallSeconds.toFixed(2)}s wall ` +
       `(${r.events} events on ${r.hostCount} host thread${r.hostCount === 1 ? '' : 's'}), trace digest ${r.traceDigest || '-'}`,
   );
+  if (r.traffic) for (const l of trafficLines(r.traffic)) io.out(l);
   const passed = r.expectations.filter((e) => e.ok).length;
   io.out(
     `expectations: ${passed}/${r.expectations.length} passed; invariants: ${r.invariantsChecked.length} checked, ` +
@@ -132,6 +134,21 @@ export function printReport(r: RunReport, io: CliIo, quiet: boolean, rows = DEFA
   io.out('FAIL');
   for (const f of r.failures) io.out(`  ${f}`);
   io.out(`replay: ${r.replay}`);
+}
+
+/** The traffic summary (issue #18): per source requests, failures by cause, and the widest exposure window. */
+export function trafficLines(t: TrafficReport): string[] {
+  const out: string[] = [];
+  for (const s of t.sources) {
+    const causes = Object.entries(s.byCause).map(([c, n]) => `${c} ${n}`).join(', ');
+    out.push(`traffic ${s.id} → ${s.service} (${s.connection}, ${s.fromNodes.length} node${s.fromNodes.length === 1 ? '' : 's'}): ${s.requests} requests, ${s.served} served, ${s.failed} failed${causes ? ` (${causes})` : ''}`);
+  }
+  const worst = [...t.exposure].sort((a, b) => b.windowSeconds - a.windowSeconds)[0];
+  if (worst && worst.windowSeconds > 0) out.push(`exposure: widest window ${worst.windowSeconds.toFixed(3)}s (${worst.pod}: listener closed → last node's rule removed), ${t.exposure.filter((e) => e.windowSeconds > 0).length} of ${t.exposure.length} pods exposed`);
+  else if (t.exposure.length > 0) out.push(`exposure: none (every node's rules dropped each of ${t.exposure.length} pods before its listener closed)`);
+  out.push(`traffic not simulated (no verdict): ${t.unchecked.join(', ')}`);
+  out.push('');
+  return out;
 }
 
 /** Test hooks of {@link main}: wall ms before `run`'s progress shows and between its lines. */

@@ -20,7 +20,7 @@ export type EngineKind = 'threads' | 'local';
  * `reflector.*` (re-lists and re-watches after a watch timeout or a lost connection) is rare and
  * shows in a replayed pod's timeline.
  */
-export const HARNESS_TRACE_KINDS: readonly string[] = ['api.', 'cri.start', 'cri.signal', 'cri.exit', 'cri.exec', 'kubelet.', 'engine.', 'fault.', 'driver.', 'reflector.', 'controller.sts.create', 'controller.sts.delete'];
+export const HARNESS_TRACE_KINDS: readonly string[] = ['api.', 'cri.start', 'cri.signal', 'cri.exit', 'cri.exec', 'cri.network', 'proxy.', 'kubelet.', 'engine.', 'fault.', 'driver.', 'reflector.', 'controller.sts.create', 'controller.sts.delete'];
 
 export interface EngineOptions {
   readonly engine?: EngineKind;

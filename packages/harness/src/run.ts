@@ -19,6 +19,7 @@ import type { DriverStep } from './driver/steps.js';
 import { formatDuration } from './duration.js';
 import { deletionSummaries, type DeletionSummary } from './report/summary.js';
 import type { ClientLimits } from './scenario/clientLimits.js';
+import { evaluateTraffic, trafficExpectations, type TrafficReport } from './traffic/evaluate.js';
 
 export interface RunOptions extends PlanOptions, EngineOptions {}
 
@@ -76,6 +77,8 @@ export interface RunReport {
   /** The command that replays exactly this run. */
   readonly replay: string;
   readonly warnings: readonly string[];
+  /** Request outcomes of the scenario's `traffic:` (issue #18), when it has one. */
+  readonly traffic?: TrafficReport;
 }
 
 /**
@@ -120,6 +123,15 @@ export function judge(plan: RunPlan, res: EngineResult): { report: RunReport; mo
   const model = new TraceModel(res.traces);
   const steps = stepResults(model, plan.driver.steps);
   const expectations = evaluateExpectations(model, plan.expect, plan.stepIds);
+  // Client traffic (issue #18): decided per request over the trace, then `expect: traffic:`.
+  let traffic: TrafficReport | undefined;
+  if (plan.traffic?.length) {
+    const stepStartUs: Record<string, number> = {};
+    for (const s of steps) if (s.id !== undefined) stepStartUs[s.id] = s.startUs;
+    traffic = evaluateTraffic(res.traces, model, plan.traffic, { seed: plan.seed, namespace: plan.namespace, nodes: plan.nodes, stepStartUs, endUs: res.virtualUs });
+    const te = plan.expect?.traffic;
+    for (const r of trafficExpectations(traffic, te === undefined ? [] : Array.isArray(te) ? te : [te])) expectations.push({ kind: 'traffic', ...r });
+  }
   const allow = new Set(plan.expect?.invariants && plan.expect.invariants !== 'clean' ? plan.expect.invariants.allow : []);
   // A test's disabled checkers (the checker mutation pass) neither judge nor count as checked.
   const disabled = new Set(plan.disabledInvariants ?? []);
@@ -176,6 +188,7 @@ export function judge(plan: RunPlan, res: EngineResult): { report: RunReport; mo
     failures,
     replay,
     warnings: plan.warnings.map(formatIssue),
+    ...(traffic ? { traffic } : {}),
   };
   return { report, model };
 }

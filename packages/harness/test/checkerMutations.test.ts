@@ -228,7 +228,35 @@ const PLANTED: Array<[string, string, (x: Trace) => void, string[]]> = [
     (x) => (x.find('api.request', { verb: 'delete', client: 'kubelet/node-1' }).data.preconditionUid = 'uid-of-the-pod-before'),
     ['final-delete-own-uid'],
   ],
+  // Services and kube-proxy (issue #18; checkers/trafficInvariants.ts): the pod `app` behind a Service `s`.
+  ['endpoints-exclude-terminating', 'an Endpoints object written 6 s after the DELETE still lists the terminating pod', (x) => svc(x, (p) => [ep(p.term + 6 * S, [p.uid])]), ['endpoints-exclude-terminating']],
+  ['slice-terminating-not-ready', 'the EndpointSlice marks the terminating pod ready', (x) => svc(x, (p) => [slice(p.term + S, [[p.uid, true, true, true]])]), ['slice-terminating-not-ready']],
+  ['endpoint-object-size', 'an Endpoints object with 1001 addresses', (x) => svc(x, () => [ep(S, Array.from({ length: 1001 }, (_, i) => `other-${i}`))]), ['endpoint-object-size']],
+  ['slice-drops-deleted-pods', 'the EndpointSlice lists the pod 6 s after it was DELETED', (x) => svc(x, (p) => [slice(p.deleted + 6 * S, [[p.uid, false, false, true]])]), ['slice-drops-deleted-pods']],
+  [
+    'proxy-routes-ready-only',
+    "a node's rules target the pod 6 s after its slice marked it not ready",
+    (x) => svc(x, (p) => [slice(p.term, [[p.uid, false, true, true]]), sync(p.term + 6 * S, [['10.224.0.2', p.uid]])]),
+    ['proxy-routes-ready-only'],
+  ],
+  ['proxy-sync-rate', 'three syncs within 20 µs on one node (burst 2, min sync 1 s)', (x) => svc(x, () => [sync(S, []), sync(S + 10, []), sync(S + 20, [])]), ['proxy-sync-rate']],
 ];
+
+type SliceEp = [string, boolean, boolean, boolean];
+/** A Services record: no resourceVersion, so it stays out of the pod-write checkers' view. */
+const svcRec = (t: number, actor: string, kind: string, data: Record<string, unknown>) => ({ t, actor, kind, data });
+const ep = (t: number, addresses: string[]) => svcRec(t, 'apiserver', 'api.write', { event: 'MODIFIED', resource: 'endpoints', namespace: 'default', name: 's', uid: 'e1', addresses, notReadyAddresses: [] });
+const slice = (t: number, endpoints: SliceEp[]) => svcRec(t, 'apiserver', 'api.write', { event: 'MODIFIED', resource: 'endpointslices', namespace: 'default', name: 's-1', uid: 'sl1', service: 's', managedBy: 'endpointslice-controller.k8s.io', endpoints });
+const sync = (t: number, targets: [string, string][]) =>
+  svcRec(t, 'kube-proxy/node-1', 'proxy.sync', { node: 'node-1', startUs: t - 1000, minSyncPeriodUs: S, burstSyncs: 2, services: { 'default/s': { clusterIP: '10.96.0.10', targets, reject: targets.length === 0 } } });
+/** Adds a Service `s` over the run's pod and the records `more` makes from its UID and DELETE / DELETED times. */
+function svc(x: Trace, more: (p: { uid: string; term: number; deleted: number }) => ReturnType<typeof svcRec>[]): void {
+  const uid = String(x.find('api.write', { resource: 'pods', event: 'ADDED' }).data.uid);
+  const term = x.r.find((w) => w.kind === 'api.write' && w.data.resource === 'pods' && w.data.deletionTimestamp !== undefined)!.t;
+  const deleted = x.find('api.write', { resource: 'pods', event: 'DELETED' }).t;
+  x.add(svcRec(1, 'apiserver', 'api.write', { event: 'ADDED', resource: 'services', namespace: 'default', name: 's', uid: 's1' }));
+  for (const r of more({ uid, term, deleted })) x.add(r);
+}
 
 /** The distinct checkers that fail the run, and the verdict, of the mutated trace judged with `disabled` off. */
 async function judged(mutate: (x: Trace) => void, disabled: readonly string[] = []) {

@@ -185,7 +185,30 @@ const broken: Array<[string, (r: R[]) => void, string[]]> = [
     },
     ['final-delete-own-uid'],
   ],
+  // Services and kube-proxy (issue #18): pod u1 (terminating at 10 s, DELETED at 14 s) behind Service s.
+  ['the Endpoints written 6 s after the DELETE still lists the pod', (r) => r.push(svcR(0), epR(16 * S, ['u1'])), ['endpoints-exclude-terminating']],
+  ['the slice marks the terminating pod ready', (r) => r.push(svcR(0), sliceR(11 * S, [['u1', true, true, true]])), ['slice-terminating-not-ready']],
+  ['an Endpoints object with 1001 addresses', (r) => r.push(svcR(0), epR(S, Array.from({ length: 1001 }, (_, i) => `x${i}`))), ['endpoint-object-size']],
+  ['the slice lists the pod 6 s after it was DELETED', (r) => r.push(svcR(0), sliceR(20 * S, [['u1', false, false, true]])), ['slice-drops-deleted-pods']],
+  ["a node's rules target the pod 6 s after its slice marked it not ready", (r) => r.push(svcR(0), sliceR(10 * S, [['u1', false, true, true]]), syncR(16 * S, [['10.224.0.2', 'u1']])), ['proxy-routes-ready-only']],
+  ['three syncs within 20 µs on one node', (r) => r.push(syncR(S, []), syncR(S + 10, []), syncR(S + 20, [])), ['proxy-sync-rate']],
 ];
+
+/** Services records (no rv: they stay out of the pod-write checkers' view). */
+const svcR = (t: number): R => ({ t, actor: 'apiserver', kind: 'api.write', data: { event: 'ADDED', resource: 'services', namespace: 'default', name: 's', uid: 's1' } });
+const epR = (t: number, addresses: string[]): R => ({ t, actor: 'apiserver', kind: 'api.write', data: { event: 'MODIFIED', resource: 'endpoints', namespace: 'default', name: 's', uid: 'e1', addresses, notReadyAddresses: [] } });
+const sliceR = (t: number, endpoints: [string, boolean, boolean, boolean][]): R => ({
+  t,
+  actor: 'apiserver',
+  kind: 'api.write',
+  data: { event: 'MODIFIED', resource: 'endpointslices', namespace: 'default', name: 's-1', uid: 'sl1', service: 's', managedBy: 'endpointslice-controller.k8s.io', endpoints },
+});
+const syncR = (t: number, targets: [string, string][]): R => ({
+  t,
+  actor: 'kube-proxy/node-1',
+  kind: 'proxy.sync',
+  data: { node: 'node-1', startUs: t - 1000, minSyncPeriodUs: S, burstSyncs: 2, services: { 'default/s': { clusterIP: '10.96.0.10', targets, reject: targets.length === 0 } } },
+});
 
 for (const [title, mutate, want] of broken) {
   test(`detects: ${title}`, (t) => {

@@ -320,9 +320,9 @@ test('one pass reports the schema, step, manifest and annotation problems togeth
 test('kinds podsim does not simulate are skipped with one warning each; malformed ones and workload kinds are still errors', async (t) => {
   const extra = `---
 apiVersion: v1
-kind: Service
+kind: Secret
 metadata: { name: web }
-spec: { selector: { app: web }, ports: [{ port: 80 }] }
+data: { a: b }
 ---
 apiVersion: v1
 kind: List
@@ -334,18 +334,18 @@ items:
   const r = await cli(['validate', p]);
   t.is(r.code, EXIT_OK, r.err);
   t.deepEqual(r.err.split('\n'), [
-    `${p}:22:7: warning: Service/web kind: skipped: podsim does not simulate Service (it simulates ${MANIFEST_KINDS.join(', ')})`,
+    `${p}:22:7: warning: Secret/web kind: skipped: podsim does not simulate Secret (it simulates ${MANIFEST_KINDS.join(', ')})`,
     `${p}:29:29: warning: ConfigMap/cfg items[0].kind: skipped: podsim does not simulate ConfigMap (it simulates ${MANIFEST_KINDS.join(', ')})`,
     `${p}:30:47: warning: Ingress/web items[1].kind: skipped: podsim does not simulate Ingress (it simulates ${MANIFEST_KINDS.join(', ')})`,
   ]);
   t.regex(r.out, /ok \(3 steps/);
   // A step that names a skipped object says why it is not there.
-  const ref = await cli(['validate', file('extra-ref.yaml', GOOD.replace('apply: all', 'apply: Service/web') + extra)]);
+  const ref = await cli(['validate', file('extra-ref.yaml', GOOD.replace('apply: all', 'apply: Secret/web') + extra)]);
   t.is(ref.code, EXIT_BAD_INPUT);
-  t.regex(ref.err, /steps\[0\]\.apply: Service\/web was skipped: podsim does not simulate Service/);
+  t.regex(ref.err, /steps\[0\]\.apply: Secret\/web was skipped: podsim does not simulate Secret/);
   // Malformed documents of any kind, misspelt served kinds and pod-creating kinds stay errors.
   for (const [bad, msg] of [
-    ['{ kind: Service, metadata: { name: web } }', /Service\/web: missing required field "apiVersion"/],
+    ['{ kind: Secret, metadata: { name: web } }', /Secret\/web: missing required field "apiVersion"/],
     ['{ apiVersion: v1, kind: Secret, metadata: {} }', /Secret\/\? metadata: missing required field "name"/],
     ['{ apiVersion: apps/v1, kind: Deploymnet, metadata: { name: d } }', /unsupported kind "Deploymnet": .*\(did you mean "Deployment"\?\)/],
     ['{ apiVersion: v1, kind: ReplicationController, metadata: { name: s } }', /unsupported kind "ReplicationController" \(its pods would be missing from the run/],

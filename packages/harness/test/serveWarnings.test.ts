@@ -33,7 +33,7 @@ spec:
       livenessProbe: { tcpSocket: { port: 80 } }
 ---
 apiVersion: v1
-kind: Service
+kind: ConfigMap
 metadata: { name: web }
 `,
   );
@@ -42,7 +42,7 @@ metadata: { name: web }
   const code = await runServe({ scenario: file, host: '127.0.0.1', port: 0, speed: 1 }, { out: (l) => out.push(l), err: (l) => err.push(l) }, Promise.resolve());
   t.is(code, 0, err.join('\n'));
   t.deepEqual(err, [
-    `${file}:17:7: warning: Service/web kind: skipped: podsim does not simulate Service (it simulates ${MANIFEST_KINDS.join(', ')})`,
+    `${file}:17:7: warning: ConfigMap/web kind: skipped: podsim does not simulate ConfigMap (it simulates ${MANIFEST_KINDS.join(', ')})`,
   ]);
   t.regex(out[0], /^podsim serve: .*app\.yaml \(nodes node-1; seed 1\)/);
 });

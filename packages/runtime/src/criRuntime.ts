@@ -379,6 +379,7 @@ export class CriRuntime<T> {
     };
     this.sandboxes.set(id, s);
     indexAdd(this.sandboxesByPod, req.config.labels[POD_UID_LABEL], s);
+    this.traceNetwork(s, true);
     this.names.set(name, id);
     this.finish(p, { type: 'RunPodSandboxResult', podSandboxId: id });
   }
@@ -411,8 +412,23 @@ export class CriRuntime<T> {
     if (s.teardownTimer !== undefined) this.h.cancelTimer(s.teardownTimer);
     s.teardownTimer = undefined;
     s.teardownAt = NEVER;
-    if (s.ip !== undefined) this.ipam.release(s.ip);
+    if (s.ip !== undefined) {
+      this.traceNetwork(s, false);
+      this.ipam.release(s.ip);
+    }
     s.ip = undefined;
+  }
+
+  /**
+   * `cri.network`: the pod IP comes up (RunPodSandbox) or goes (the network teardown of
+   * StopPodSandbox / RemovePodSandbox); after it, connections to the IP time out. The up record
+   * carries the pod's app behaviour annotations (what the traffic model serves with).
+   */
+  private traceNetwork(s: SandboxRec, up: boolean): void {
+    if (!this.h.tracing('cri.network')) return;
+    const m = s.config.metadata;
+    const app = up ? Object.fromEntries(Object.entries(s.config.annotations ?? {}).filter(([k]) => k.startsWith('podsim.dev/'))) : undefined;
+    this.h.trace('cri.network', `${up ? 'up' : 'down'} ${s.ip} ${m.namespace}/${m.name}`, { podUid: m.uid, pod: m.name, namespace: m.namespace, ip: s.ip, up, ...(app ? { annotations: app } : {}) });
   }
 
   /** containerd `RemovePodSandbox`: forcibly stops it, removes its containers, then itself. Unknown ids are fine. */

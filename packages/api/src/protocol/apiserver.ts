@@ -10,7 +10,23 @@
 import type { DeleteOptions, IncludeObjectPolicy, KubeList, KubeObject, Status, Table, WatchEvent } from '../k8s/meta.js';
 
 /** Resources podsim serves. */
-export type ResourceName = 'pods' | 'nodes' | 'namespaces' | 'events' | 'replicasets' | 'deployments' | 'poddisruptionbudgets' | 'jobs' | 'daemonsets' | 'statefulsets' | 'controllerrevisions' | 'persistentvolumeclaims';
+export type ResourceName =
+  | 'pods'
+  | 'nodes'
+  | 'namespaces'
+  | 'events'
+  | 'replicasets'
+  | 'deployments'
+  | 'poddisruptionbudgets'
+  | 'jobs'
+  | 'daemonsets'
+  | 'statefulsets'
+  | 'controllerrevisions'
+  | 'persistentvolumeclaims'
+  | TrafficResourceName;
+
+/** The Service resources (issue #18): v1 services and endpoints, discovery.k8s.io/v1 endpointslices. */
+export type TrafficResourceName = 'services' | 'endpoints' | 'endpointslices';
 
 /** Subresources podsim serves (`finalize`: namespaces only, PUT; `eviction`: pods only, POST). */
 export type Subresource = 'status' | 'scale' | 'binding' | 'finalize' | 'eviction';

@@ -6,7 +6,8 @@
  * (fields in docs/conventions.md). With `serviceTimeUs > 0` requests queue FIFO behind a single
  * processor and are handled when their service time ends; otherwise the answer is instant.
  */
-import { IdGenerator, type Actor, type ActorContext, type ApiRequest, type Envelope, type Job, type Namespace, type Pod } from '@podsim/api';
+import { IdGenerator, type Actor, type ActorContext, type ApiRequest, type EndpointSlice, type Endpoints, type Envelope, type Job, type Namespace, type Pod, type Service } from '@podsim/api';
+import { ANNOTATION_TOLERATE_UNREADY, LABEL_MANAGED_BY, LABEL_SERVICE_NAME } from '@podsim/api';
 import { ApiServer, type ApiServerConfig } from '../apiServer.js';
 import type { RequestContext } from '../registry/strategy.js';
 import type { StorageEvent } from '../storage/interfaces.js';
@@ -91,6 +92,24 @@ export function createActor(_id: string, config: unknown): Actor {
       const spec = (ev.object as { spec?: { replicas?: number; podManagementPolicy?: string } }).spec;
       data.specReplicas = spec?.replicas ?? 1;
       if (spec?.podManagementPolicy) data.podManagementPolicy = spec.podManagementPolicy;
+    }
+    // Issue #18: what the Service invariants read (harness/src/checkers/trafficInvariants.ts).
+    if (resource === 'services') {
+      const sp = (ev.object as Service).spec;
+      if (sp?.publishNotReadyAddresses) data.publishNotReadyAddresses = true;
+      const tol = m.annotations?.[ANNOTATION_TOLERATE_UNREADY];
+      if (tol !== undefined) data.tolerateUnready = tol;
+    }
+    if (resource === 'endpoints') {
+      const subsets = (ev.object as Endpoints).subsets ?? [];
+      data.addresses = subsets.flatMap((ss) => (ss.addresses ?? []).map((a) => a.targetRef?.uid ?? a.ip));
+      data.notReadyAddresses = subsets.flatMap((ss) => (ss.notReadyAddresses ?? []).map((a) => a.targetRef?.uid ?? a.ip));
+    }
+    if (resource === 'endpointslices') {
+      const sl = ev.object as EndpointSlice;
+      data.service = m.labels?.[LABEL_SERVICE_NAME] ?? '';
+      data.managedBy = m.labels?.[LABEL_MANAGED_BY] ?? '';
+      data.endpoints = (sl.endpoints ?? []).map((e) => [e.targetRef?.uid ?? e.addresses?.[0] ?? '', e.conditions?.ready ?? null, e.conditions?.serving ?? null, e.conditions?.terminating ?? null]);
     }
     if (m.finalizers?.length) data.finalizers = m.finalizers;
     ctx.trace('api.write', `${ev.type} ${resource} ${m.namespace ? `${m.namespace}/` : ''}${m.name} rv=${m.resourceVersion}`, data);

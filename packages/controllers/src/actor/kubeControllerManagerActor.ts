@@ -3,14 +3,17 @@
  * ReplicaSets, Deployments, nodes, namespaces, PodDisruptionBudgets, Jobs, DaemonSets, StatefulSets,
  * ControllerRevisions and PersistentVolumeClaims (one list+watch each, kept in a local cache) and
  * the ReplicaSet, Deployment, pod GC, garbage-collector, namespace, disruption, Job,
- * TTL-after-finished, DaemonSet and StatefulSet controllers, each with its
+ * TTL-after-finished, DaemonSet and StatefulSet controllers (and, issue #18, the endpoint and
+ * endpointslice controllers over Service, Endpoints and EndpointSlice informers), each with its
  * own rate-limited client (`--kube-api-qps` 20 / `--kube-api-burst` 30 per controller client, as
  * the controller manager builds one client per controller; the namespace controller's is ×20 /
  * ×100, as `startNamespaceController` sets it). Controllers start once every informer they use
  * has synced.
  */
-import type { Actor, ControllerRevision, DaemonSet, Deployment, Job, KubeObject, Namespace, Node, PersistentVolumeClaim, Pod, PodDisruptionBudget, ReplicaSet, ResourceName, StatefulSet } from '@podsim/api';
+import type { Actor, ControllerRevision, DaemonSet, Deployment, EndpointSlice, Endpoints, Job, KubeObject, Namespace, Node, PersistentVolumeClaim, Pod, PodDisruptionBudget, ReplicaSet, ResourceName, Service, StatefulSet } from '@podsim/api';
 import { StatefulSetController } from '../statefulset/statefulSet.js';
+import { EndpointsController } from '../endpoint/endpointsController.js';
+import { EndpointSliceController } from '../endpointslice/endpointSliceController.js';
 import { DisruptionController } from '../disruption/disruptionController.js';
 import { DeploymentController } from '../deployment/deploymentController.js';
 import { GarbageCollector } from '../garbagecollector/garbageCollector.js';
@@ -22,7 +25,7 @@ import { PodGCController } from '../podgc/gcController.js';
 import { ReplicaSetController } from '../replicaset/replicaSet.js';
 import { shellActor, type ApiConnectionConfig } from './shell.js';
 
-export type ControllerName = 'replicaset' | 'deployment' | 'podgc' | 'garbagecollector' | 'namespace' | 'disruption' | 'job' | 'ttl-after-finished' | 'daemonset' | 'statefulset';
+export type ControllerName = 'replicaset' | 'deployment' | 'podgc' | 'garbagecollector' | 'namespace' | 'disruption' | 'job' | 'ttl-after-finished' | 'daemonset' | 'statefulset' | 'endpoint' | 'endpointslice';
 
 /** Plain-data configuration (all optional; defaults are kube-controller-manager v1.22's). */
 export interface KubeControllerManagerConfig extends ApiConnectionConfig {
@@ -47,6 +50,18 @@ export interface KubeControllerManagerConfig extends ApiConnectionConfig {
   readonly concurrentNamespaceSyncs?: number;
   /** `BurstReplicas` (default 500). */
   readonly burstReplicas?: number;
+  /** `--concurrent-endpoint-syncs` (default 5). */
+  readonly concurrentEndpointSyncs?: number;
+  /** `--endpoint-updates-batch-period`, virtual µs (default 0). */
+  readonly endpointUpdatesBatchPeriodUs?: number;
+  /** `--concurrent-service-endpoint-syncs` (default 5). */
+  readonly concurrentServiceEndpointSyncs?: number;
+  /** `--max-endpoints-per-slice` (default 100). */
+  readonly maxEndpointsPerSlice?: number;
+  /** `--endpointslice-updates-batch-period`, virtual µs (default 0). */
+  readonly endpointSliceUpdatesBatchPeriodUs?: number;
+  /** `--feature-gates` podsim models here (EndpointSliceTerminatingCondition: beta, default on in 1.22). */
+  readonly featureGates?: { readonly EndpointSliceTerminatingCondition?: boolean };
   readonly podGC?: {
     /** `gcCheckPeriod`, virtual µs (default 20 s). */
     readonly gcCheckPeriodUs?: number;
@@ -60,7 +75,7 @@ export interface KubeControllerManagerConfig extends ApiConnectionConfig {
 export const KUBE_CONTROLLER_MANAGER = 'kube-controller-manager';
 export const DEFAULT_KUBE_API_QPS = 20;
 export const DEFAULT_KUBE_API_BURST = 30;
-const ALL: readonly ControllerName[] = ['replicaset', 'deployment', 'podgc', 'garbagecollector', 'namespace', 'disruption', 'job', 'ttl-after-finished', 'daemonset', 'statefulset'];
+const ALL: readonly ControllerName[] = ['replicaset', 'deployment', 'podgc', 'garbagecollector', 'namespace', 'disruption', 'job', 'ttl-after-finished', 'daemonset', 'statefulset', 'endpoint', 'endpointslice'];
 
 function checkConfig(config: unknown): KubeControllerManagerConfig {
   const c = (config ?? {}) as KubeControllerManagerConfig;
@@ -81,6 +96,8 @@ export interface ControllerManagerState {
   readonly 'ttl-after-finished'?: TTLAfterFinishedController;
   readonly daemonset?: DaemonSetsController;
   readonly statefulset?: StatefulSetController;
+  readonly endpoint?: EndpointsController;
+  readonly endpointslice?: EndpointSliceController;
 }
 
 export function createActor(_id: string, config: unknown): Actor {
@@ -109,6 +126,9 @@ export function createActor(_id: string, config: unknown): Actor {
         statefulsets: enabled.has('statefulset') || enabled.has('garbagecollector'),
         controllerrevisions: enabled.has('statefulset') || enabled.has('garbagecollector'),
         persistentvolumeclaims: enabled.has('statefulset'),
+        services: enabled.has('endpoint') || enabled.has('endpointslice'),
+        endpoints: enabled.has('endpoint'),
+        endpointslices: enabled.has('endpointslice'),
       };
       const mk = <T extends KubeObject>(on: boolean, resource: ResourceName) => {
         if (!on) return undefined;
@@ -126,6 +146,9 @@ export function createActor(_id: string, config: unknown): Actor {
       const sets = mk<StatefulSet>(need.statefulsets, 'statefulsets');
       const revisions = mk<ControllerRevision>(need.controllerrevisions, 'controllerrevisions');
       const pvcs = mk<PersistentVolumeClaim>(need.persistentvolumeclaims, 'persistentvolumeclaims');
+      const services = mk<Service>(need.services, 'services');
+      const endpoints = mk<Endpoints>(need.endpoints, 'endpoints');
+      const endpointslices = mk<EndpointSlice>(need.endpointslices, 'endpointslices');
       if (enabled.has('replicaset')) {
         const c = new ReplicaSetController(shell.env, pods, rss!, shell.client('replicaset-controller', qps, burst), {
           burstReplicas: cfg.burstReplicas,
@@ -192,6 +215,24 @@ export function createActor(_id: string, config: unknown): Actor {
           workers: cfg.concurrentStatefulSetSyncs,
         });
         state.statefulset = c;
+        starters.push(() => c.workers.start());
+      }
+      if (enabled.has('endpoint')) {
+        const c = new EndpointsController(shell.env, services!, pods, endpoints!, shell.client('endpoint-controller', qps, burst), {
+          workers: cfg.concurrentEndpointSyncs,
+          batchPeriodUs: cfg.endpointUpdatesBatchPeriodUs,
+        });
+        state.endpoint = c;
+        starters.push(() => c.workers.start());
+      }
+      if (enabled.has('endpointslice')) {
+        const c = new EndpointSliceController(shell.env, services!, pods, endpointslices!, shell.client('endpointslice-controller', qps, burst), {
+          workers: cfg.concurrentServiceEndpointSyncs,
+          maxEndpointsPerSlice: cfg.maxEndpointsPerSlice,
+          batchPeriodUs: cfg.endpointSliceUpdatesBatchPeriodUs,
+          gates: cfg.featureGates?.EndpointSliceTerminatingCondition !== undefined ? { endpointSliceTerminatingCondition: cfg.featureGates.EndpointSliceTerminatingCondition } : undefined,
+        });
+        state.endpointslice = c;
         starters.push(() => c.workers.start());
       }
     }),

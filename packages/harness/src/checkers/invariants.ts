@@ -9,6 +9,7 @@ import { US_PER_SECOND, parseRfc3339 } from '@podsim/api';
 import { humanDuration } from '../duration.js';
 import type { ApiWrite, ProcessLife, Span, TraceModel } from './model.js';
 import { STATEFULSET_INVARIANTS } from './statefulSetInvariants.js';
+import { TRAFFIC_INVARIANTS } from './trafficInvariants.js';
 
 export interface Violation {
   /** Checker id, e.g. `no-removal-while-running`. */
@@ -563,6 +564,8 @@ export const INVARIANTS: readonly Invariant[] = [
       return out;
     },
   },
+  // Services, EndpointSlices and kube-proxy (issue #18; spec endpoints-traffic §12).
+  ...TRAFFIC_INVARIANTS,
 ];
 
 /** Every checker: the deletion-protocol ones above, then the workload controllers' (WC §6). */

@@ -70,6 +70,10 @@ export function resourceOfKind(kind: string | undefined): ResourceName | undefin
       return 'statefulsets';
     case 'PersistentVolumeClaim':
       return 'persistentvolumeclaims';
+    case 'Service':
+      return 'services';
+    case 'Endpoints':
+      return 'endpoints';
     default:
       return undefined;
   }
@@ -92,6 +96,10 @@ export function kubectlKind(resource: ResourceName): string {
       return 'statefulset.apps';
     case 'controllerrevisions':
       return 'controllerrevision.apps';
+    case 'endpoints':
+      return 'endpoints';
+    case 'endpointslices':
+      return 'endpointslice.discovery.k8s.io';
     default:
       return resource.replace(/s$/, '');
   }

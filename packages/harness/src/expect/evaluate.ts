@@ -10,7 +10,7 @@ import type { TraceModel } from '../checkers/model.js';
 import type { ExpectSpec } from '../scenario/schema.js';
 
 export interface ExpectationResult {
-  readonly kind: 'watch' | 'timing' | 'exitCode' | 'signals' | 'grace' | 'counts' | 'replicaSet' | 'job' | 'output';
+  readonly kind: 'watch' | 'timing' | 'exitCode' | 'signals' | 'grace' | 'counts' | 'replicaSet' | 'job' | 'output' | 'traffic';
   /** What was expected, in the scenario's words. */
   readonly expected: string;
   readonly ok: boolean;

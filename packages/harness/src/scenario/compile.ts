@@ -15,7 +15,7 @@ import { DRIVER_ACTOR, type DriverConfig, type DriverStep, type ObjectTarget, ty
 import { isClusterScoped, kubectlKind, resourceOfKind } from '../driver/driver.js';
 import { INVARIANT_IDS } from '../checkers/invariants.js';
 import { didYouMean, type LoadedScenario, type LoadedStep } from './load.js';
-import type { ExpectSpec, FaultSpec, KubeletSettings } from './schema.js';
+import type { ClusterSpec, ExpectSpec, FaultSpec, KubeletSettings, TrafficSourceSpec } from './schema.js';
 import { ScenarioError, type ScenarioIssue } from './source.js';
 import { loadScheduledFaults, type ScheduledFault } from './scheduled.js';
 import { UNREALISTIC_EXPLORE_KINDS, checkExplore } from '../explore/draw.js';
@@ -72,6 +72,8 @@ export interface RunPlan {
   readonly explore?: { readonly healAfterUs: number; readonly livenessBudgetUs: number };
   /** {@link PlanOptions.disabledInvariants} (test-only). */
   readonly disabledInvariants?: readonly string[];
+  /** The scenario's client traffic (issue #18), evaluated after the run (harness/src/traffic). */
+  readonly traffic?: readonly TrafficSourceSpec[];
 }
 
 /** Run-time overrides from the command line. */
@@ -101,6 +103,7 @@ export const ACTOR_MODULES = {
   kubelet: '@podsim/kubelet/actor/kubeletActor',
   runtime: '@podsim/runtime/actor/runtimeActor',
   driver: '@podsim/harness/actor/driverActor',
+  kubeProxy: '@podsim/proxy/actor/kubeProxyActor',
 } as const;
 
 /** Default placement: one host thread for the whole cluster (see README "Placement"). */
@@ -184,6 +187,30 @@ function clientConfig(l: { kubeAPIQPS?: number; kubeAPIBurst?: number } | undefi
   return { ...(l?.kubeAPIQPS !== undefined ? { kubeAPIQPS: l.kubeAPIQPS } : {}), ...(l?.kubeAPIBurst !== undefined ? { kubeAPIBurst: l.kubeAPIBurst } : {}) };
 }
 
+/** The kube-controller-manager config of `cluster.endpointControllers` (durations already µs). */
+function endpointControllersConfig(e: ClusterSpec['endpointControllers']): Record<string, unknown> {
+  if (!e) return {};
+  return {
+    ...(e.endpointUpdatesBatchPeriod !== undefined ? { endpointUpdatesBatchPeriodUs: e.endpointUpdatesBatchPeriod } : {}),
+    ...(e.endpointSliceUpdatesBatchPeriod !== undefined ? { endpointSliceUpdatesBatchPeriodUs: e.endpointSliceUpdatesBatchPeriod } : {}),
+    ...(e.maxEndpointsPerSlice !== undefined ? { maxEndpointsPerSlice: e.maxEndpointsPerSlice } : {}),
+    ...(e.EndpointSliceTerminatingCondition !== undefined ? { featureGates: { EndpointSliceTerminatingCondition: e.EndpointSliceTerminatingCondition } } : {}),
+  };
+}
+
+/** A node's kube-proxy config (packages/proxy/src/actor/kubeProxyActor.ts) from `cluster.kubeProxy`. */
+function kubeProxyConfig(node: string, k: ClusterSpec['kubeProxy']): Record<string, unknown> {
+  return {
+    nodeName: node,
+    ...(k?.mode ? { mode: k.mode } : {}),
+    ...(k?.minSyncPeriod !== undefined ? { minSyncPeriodUs: k.minSyncPeriod } : {}),
+    ...(k?.syncPeriod !== undefined ? { syncPeriodUs: k.syncPeriod } : {}),
+    ...(k?.burstSyncs !== undefined ? { burstSyncs: k.burstSyncs } : {}),
+    ...(k?.syncBase !== undefined ? { syncBaseUs: k.syncBase } : {}),
+    ...(k?.syncPerRule !== undefined ? { syncPerRuleUs: k.syncPerRule } : {}),
+  };
+}
+
 /** Compiles a loaded scenario. Throws {@link ScenarioError} for semantic problems (bad refs, …). */
 export function compileScenario(sc: LoadedScenario, opts: PlanOptions = {}): RunPlan {
   const issues: ScenarioIssue[] = [];
@@ -209,11 +236,14 @@ export function compileScenario(sc: LoadedScenario, opts: PlanOptions = {}): Run
   // Configs of the API clients a `disconnect` fault can hit (the kubelets' are kubeletCfg's entries),
   // with the client limits the scenario sets (cluster.controllerManager, cluster.scheduler).
   const clientCfg = new Map<string, Record<string, unknown>>([
-    ['kube-controller-manager', clientConfig(cluster.controllerManager)],
+    ['kube-controller-manager', { ...clientConfig(cluster.controllerManager), ...endpointControllersConfig(cluster.endpointControllers) }],
     ['kube-scheduler', clientConfig(cluster.scheduler)],
     ...nodes.map((n) => [`kubelet/${n}`, kubeletCfg.get(n)!] as [string, Record<string, unknown>]),
   ]);
-  const builtinIds = ['apiserver', 'kube-controller-manager', 'kube-scheduler', DRIVER_ACTOR, ...nodes.flatMap((n) => [`kubelet/${n}`, `runtime/${n}`])];
+  // kube-proxy runs on every node once the scenario has Services or traffic (issue #18): without a
+  // Service it would write no rule, and leaving it out keeps such runs as they were.
+  const withProxy = sc.manifests.some((m) => m.object.kind === 'Service') || cluster.kubeProxy !== undefined || (doc.traffic ?? []).length > 0;
+  const builtinIds = ['apiserver', 'kube-controller-manager', 'kube-scheduler', DRIVER_ACTOR, ...nodes.flatMap((n) => [`kubelet/${n}`, `runtime/${n}`, ...(withProxy ? [`kube-proxy/${n}`] : [])])];
   const userActors = resolveUserActors(cluster.actors ?? [], sc.file, src, builtinIds, issues);
   const actorIds = [...builtinIds, ...userActors.map((a) => a.id)];
 
@@ -505,6 +535,27 @@ export function compileScenario(sc: LoadedScenario, opts: PlanOptions = {}): Run
     bound = Math.max(bound, horizon);
   }
 
+  // ---- traffic (issue #18) ------------------------------------------------------------------------
+  (doc.traffic ?? []).forEach((tr, i) => {
+    const ns = tr.namespace ?? namespace;
+    if (!objects.some((o) => o.kind === 'Service' && o.metadata.name === tr.service && o.metadata.namespace === ns)) {
+      const svcs = objects.filter((o) => o.kind === 'Service').map((o) => o.metadata.name ?? '');
+      issues.push(src.issue(['traffic', i, 'service'], `no Service ${JSON.stringify(tr.service)} in namespace ${ns} among the manifests (Services: ${svcs.join(', ') || 'none'})${didYouMean(tr.service, svcs)}`));
+    }
+    (tr.fromNodes ?? []).forEach((n, j) => {
+      if (!nodes.includes(n)) issues.push(src.issue(['traffic', i, 'fromNodes', j], `no node ${JSON.stringify(n)} (nodes: ${nodes.join(', ')})${didYouMean(n, nodes)}`));
+    });
+    if (tr.since !== undefined && stepIds[tr.since] === undefined) issues.push(src.issue(['traffic', i, 'since'], `no step with id ${JSON.stringify(tr.since)}`));
+    if (tr.stop !== undefined && tr.stop <= (tr.start ?? 0)) issues.push(src.issue(['traffic', i, 'stop'], 'stop must come after start'));
+  });
+  const trafficIds = (doc.traffic ?? []).map((tr, i) => tr.id ?? `traffic[${i}]`);
+  const tes = doc.expect?.traffic;
+  for (const [i, te] of (Array.isArray(tes) ? tes : tes ? [tes] : []).entries()) {
+    const at: (string | number)[] = Array.isArray(tes) ? ['expect', 'traffic', i] : ['expect', 'traffic'];
+    if ((doc.traffic ?? []).length === 0) issues.push(src.issue(at, 'expect.traffic needs a traffic: section'));
+    else if (te.source !== undefined && !trafficIds.includes(te.source)) issues.push(src.issue([...at, 'source'], `no traffic source ${JSON.stringify(te.source)} (sources: ${trafficIds.join(', ')})`));
+  }
+
   // ---- expectations -------------------------------------------------------------------------------
   const expect = doc.expect;
   if (expect) checkExpect(expect, sc, stepIds, issues);
@@ -527,6 +578,7 @@ export function compileScenario(sc: LoadedScenario, opts: PlanOptions = {}): Run
         module: ACTOR_MODULES.runtime,
         config: { nodeName: n, podCidr: nodePodCidr(i), faults: runtimeFaults.get(n) },
       },
+      ...(withProxy ? [{ id: `kube-proxy/${n}`, module: ACTOR_MODULES.kubeProxy, config: kubeProxyConfig(n, cluster.kubeProxy) }] : []),
     ]),
     {
       id: DRIVER_ACTOR,
@@ -555,6 +607,7 @@ export function compileScenario(sc: LoadedScenario, opts: PlanOptions = {}): Run
     scheduledFaults,
     ...(ex ? { explore: { healAfterUs: ex.healAfter, livenessBudgetUs: ex.livenessBudget } } : {}),
     ...(opts.disabledInvariants?.length ? { disabledInvariants: checkedInvariantIds(opts.disabledInvariants) } : {}),
+    ...(doc.traffic?.length ? { traffic: doc.traffic } : {}),
   };
 }
 

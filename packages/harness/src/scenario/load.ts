@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type * as z from 'zod';
-import { parseBehaviorAnnotations, type KubeObject } from '@podsim/api';
+import { APP_ANNOTATIONS, parseAppAnnotations, parseBehaviorAnnotations, type KubeObject } from '@podsim/api';
 import {
   FAULT_KINDS,
   MANIFEST_KINDS,
@@ -321,7 +321,11 @@ function validateManifest(value: unknown, src: SourceDoc, path: Path, issues: Sc
     if (isObject(ann) && Object.values(ann).every((v) => typeof v === 'string')) {
       const res = parseBehaviorAnnotations(ann as Record<string, string>);
       for (const e of res.errors) issues.push(src.issue([...path, ...annPath, e.annotation], e.message, { prefix }));
-      for (const u of res.unknown) warnings.push(src.issue([...path, ...annPath, u], 'not a podsim behaviour annotation; ignored', { prefix, warning: true }));
+      // The app (serving) annotations of issue #18 are podsim's too (packages/api/src/appBehavior.ts).
+      const app = parseAppAnnotations(ann as Record<string, string>);
+      for (const e of app.errors) issues.push(src.issue([...path, ...annPath, e.annotation], e.message, { prefix }));
+      const appKeys: readonly string[] = Object.values(APP_ANNOTATIONS);
+      for (const u of res.unknown.filter((k) => !appKeys.includes(k))) warnings.push(src.issue([...path, ...annPath, u], 'not a podsim behaviour annotation; ignored', { prefix, warning: true }));
     }
   }
   if (!r.success || (meta.name === undefined && meta.generateName === undefined)) return [];

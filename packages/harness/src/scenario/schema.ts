@@ -102,6 +102,29 @@ export const zCluster = z.strictObject({
   scheduler: zClientLimits.optional(),
   /** The client of the steps that act as kubectl: client-go's defaults, QPS 5 / burst 10 (kubectl v0.22.8 sets neither). */
   kubectl: zClientLimits.optional(),
+  /** kube-proxy on every node (issue #18): KubeProxyConfiguration's mode and sync periods, plus podsim's sync-duration model. */
+  kubeProxy: z
+    .strictObject({
+      mode: z.enum(['iptables', 'ipvs']).optional(),
+      /** `--iptables-min-sync-period` / `--ipvs-min-sync-period` (1s / 0). */
+      minSyncPeriod: zDuration.optional(),
+      /** The BoundedFrequencyRunner's maxInterval: 1h (iptables) / `--ipvs-sync-period` 30s. */
+      syncPeriod: zDuration.optional(),
+      burstSyncs: z.number().int().min(1).optional(),
+      /** One sync takes syncBase + syncPerRule × rules (default 20ms + 10µs iptables, 5ms + 1µs IPVS). */
+      syncBase: zDuration.optional(),
+      syncPerRule: zDuration.optional(),
+    })
+    .optional(),
+  /** kube-controller-manager endpoint controllers' flags (issue #18). */
+  endpointControllers: z
+    .strictObject({
+      endpointUpdatesBatchPeriod: zDuration.optional(),
+      endpointSliceUpdatesBatchPeriod: zDuration.optional(),
+      maxEndpointsPerSlice: z.number().int().min(1).max(1000).optional(),
+      EndpointSliceTerminatingCondition: z.boolean().optional(),
+    })
+    .optional(),
   latency: z
     .strictObject({
       default: zLink.optional(),
@@ -472,9 +495,52 @@ export const zExpect = z.strictObject({
   invariants: z
     .union([z.literal('clean'), z.strictObject({ allow: z.array(z.string()) })], { error: 'expected `clean` or {allow: [invariant ids]}' })
     .optional(),
+  /** Request outcomes of the scenario's `traffic:` (issue #18): one bound set, or several (per source). */
+  traffic: z.union([z.lazy(() => zTrafficExpect), z.array(z.lazy(() => zTrafficExpect)).min(1)]).optional(),
 });
 
 export type ExpectSpec = z.output<typeof zExpect>;
+
+// ---- client traffic (issue #18) -----------------------------------------------------------------
+
+/**
+ * One traffic source: clients on `fromNodes` (default every node) sending `rate` requests per
+ * second in all (a seeded Poisson process, split evenly over the nodes) to a Service's ClusterIP,
+ * each on a new connection or over a pool of keep-alive connections, from `start` (after the
+ * step `since`, if given) until `stop` (default: the end of the run).
+ */
+export const zTrafficSource = z.strictObject({
+  id: z.string().min(1).optional(),
+  service: zName,
+  namespace: zName.optional(),
+  fromNodes: z.array(zName).min(1).optional(),
+  rate: z.number().positive().max(100_000),
+  connection: z.enum(['new', 'keepAlive']).optional(),
+  /** keepAlive: connections per client node (default 2). */
+  pool: z.number().int().min(1).max(1000).optional(),
+  /** Connect timeout and request timeout (default 1s). */
+  timeout: zDuration.optional(),
+  /** Idempotent retries of a failed request on a new connection (default 0). */
+  retries: z.number().int().min(0).max(10).optional(),
+  since: z.string().min(1).optional(),
+  start: zDuration.optional(),
+  stop: zDuration.optional(),
+});
+
+export type TrafficSourceSpec = z.output<typeof zTrafficSource>;
+
+const zCountBound = z.strictObject({ min: z.number().int().min(0).optional(), max: z.number().int().min(0).optional() });
+
+/** `expect: traffic:` — bounds on request outcomes over every traffic source (or one, by id). */
+export const zTrafficExpect = z.strictObject({
+  source: z.string().optional(),
+  failed: zCountBound.optional(),
+  served: zCountBound.optional(),
+  refused: zCountBound.optional(),
+  reset: zCountBound.optional(),
+  timedOut: zCountBound.optional(),
+});
+export type TrafficExpectSpec = z.output<typeof zTrafficExpect>;
 
 export const zScenarioDoc = z.strictObject({
   apiVersion: z.literal('podsim.dev/v1alpha1').optional(),
@@ -489,6 +555,8 @@ export const zScenarioDoc = z.strictObject({
   faults: z.array(z.unknown()).optional(),
   explore: zExplore.optional(),
   expect: zExpect.optional(),
+  /** Client traffic to Services (issue #18; harness/src/traffic). */
+  traffic: z.array(z.lazy(() => zTrafficSource)).optional(),
 });
 
 export type ScenarioDoc = z.output<typeof zScenarioDoc>;
@@ -675,6 +743,32 @@ export const zManifests = {
     metadata: zMeta,
     spec: z.looseObject({ accessModes: z.array(z.string()).min(1, { message: 'at least 1 access mode is required' }) }),
   }),
+  /** v1 Service (issue #18): the apiserver allocates the ClusterIP and checks the rest (serviceStrategy.ts). */
+  Service: z.looseObject({
+    apiVersion: z.literal('v1'),
+    kind: z.literal('Service'),
+    metadata: zMeta,
+    spec: z.looseObject({
+      selector: z.record(z.string(), z.string(), { error: 'selector must be string → string (quote numbers)' }).optional(),
+      ports: z
+        .array(
+          z.looseObject({
+            name: z.string().optional(),
+            port: z.number().int().min(1).max(65535),
+            targetPort: z.union([z.number().int().min(1).max(65535), z.string().min(1)]).optional(),
+            protocol: z.enum(['TCP', 'UDP', 'SCTP']).optional(),
+          }),
+        )
+        .optional(),
+      type: z.enum(['ClusterIP', 'NodePort', 'LoadBalancer', 'ExternalName']).optional(),
+      sessionAffinity: z.enum(['None', 'ClientIP']).optional(),
+      publishNotReadyAddresses: z.boolean().optional(),
+      externalTrafficPolicy: z.enum(['Cluster', 'Local']).optional(),
+      internalTrafficPolicy: z.enum(['Cluster', 'Local']).optional(),
+    }),
+  }),
+  /** v1 Endpoints written by hand (a Service without a selector). */
+  Endpoints: z.looseObject({ apiVersion: z.literal('v1'), kind: z.literal('Endpoints'), metadata: zMeta }),
 } as const;
 
 export type ManifestKind = keyof typeof zManifests;

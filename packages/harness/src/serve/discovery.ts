@@ -12,7 +12,7 @@ import type { ResourceName, Subresource } from '@podsim/api';
 export interface ServedResource {
   readonly resource: ResourceName;
   /** API group ('' for core). */
-  readonly group: '' | 'apps' | 'policy' | 'batch';
+  readonly group: '' | 'apps' | 'policy' | 'batch' | 'discovery.k8s.io';
   readonly version: 'v1';
   readonly kind: string;
   readonly singular: string;
@@ -185,6 +185,26 @@ export const SERVED_RESOURCES: readonly ServedResource[] = [
     version: 'v1',
     kind: 'ControllerRevision',
     singular: 'controllerrevision',
+  // Issue #18: Services and their endpoints.
+  {
+    resource: 'services',
+    group: '',
+    version: 'v1',
+    kind: 'Service',
+    singular: 'service',
+    namespaced: true,
+    shortNames: ['svc'],
+    categories: ['all'],
+    verbs: ALL_VERBS,
+    subresources: [{ name: 'status', verbs: ['get', 'patch', 'update'], group: '', kind: 'Service' }],
+  },
+  { resource: 'endpoints', group: '', version: 'v1', kind: 'Endpoints', singular: 'endpoints', namespaced: true, shortNames: ['ep'], categories: [], verbs: ALL_VERBS, subresources: [] },
+  {
+    resource: 'endpointslices',
+    group: 'discovery.k8s.io',
+    version: 'v1',
+    kind: 'EndpointSlice',
+    singular: 'endpointslice',
     namespaced: true,
     shortNames: [],
     categories: [],

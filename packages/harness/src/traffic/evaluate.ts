@@ -1,0 +1,413 @@
+/**
+ * Client traffic to Services (issue #18; spec endpoints-traffic §9, §11.2), evaluated over a
+ * finished run's trace. Requests do not change the cluster (no server load is modelled), so
+ * each one is decided after the run from what the actors recorded, exactly as §11.2 decides it:
+ * 1. a keep-alive request reuses its pooled connection, pinned (conntrack) to the pod chosen when
+ *    it was opened, whatever the rules say now;
+ * 2. a new connection from node j at time t uses node j's **applied** kube-proxy view at t (the
+ *    last `proxy.sync` that ended by t): no rules yet → timed out (NO_RULES), REJECT → refused
+ *    (REJECT_NO_ENDPOINTS), else a seeded uniform pick among the Ready targets;
+ * 3. the chosen pod: sandbox network gone (`cri.network` down) → timed out (TIMEOUT_DEAD_IP);
+ *    no listening process (not started, exited, or its listener closed
+ *    `podsim.dev/close-listener-after` after SIGTERM) → refused (REFUSED_POD); else the request
+ *    runs for `podsim.dev/service-time` and is reset (RESET_INFLIGHT) if the process exits or the
+ *    drain limit (`podsim.dev/drain` after the close) passes before it ends.
+ * Keep-alive connections close when the pod's listener closes (a draining app closes idle
+ * connections) or its process exits; a request sent within {@link KEEPALIVE_RACE_US} of that close
+ * fails (RESET_KEEPALIVE), later ones reconnect. Failed requests are retried `retries` times on a
+ * new connection (refused/reset at once, timed out after the timeout).
+ * Arrivals per client node are a Poisson process from the stream `traffic/<source>/<node>` of the
+ * run seed, so the same run gives the same requests. Not modelled: UDP, NodePort/LB/ETP Local
+ * traffic, session affinity, IP reuse by another pod (WRONG_TARGET), server-side queueing.
+ */
+import { APP_ANNOTATIONS, DEFAULT_APP_BEHAVIOR, type AppBehavior, type Prng, type TraceRecord, US_PER_SECOND, deriveStream, parseAppAnnotations, sampleUs } from '@podsim/api';
+import type { TraceModel } from '../checkers/model.js';
+import type { TrafficExpectSpec, TrafficSourceSpec } from '../scenario/schema.js';
+
+/** Client-side window in which a request written on a connection the server is closing fails (µs). */
+export const KEEPALIVE_RACE_US = 1_000;
+/** Default connect / request timeout of a traffic source (µs). */
+export const DEFAULT_TRAFFIC_TIMEOUT_US = US_PER_SECOND;
+
+export type Outcome = 'served' | 'refused' | 'reset' | 'timedOut';
+export type FailureCause = 'REFUSED_POD' | 'REJECT_NO_ENDPOINTS' | 'TIMEOUT_DEAD_IP' | 'NO_RULES' | 'RESET_INFLIGHT' | 'RESET_KEEPALIVE' | 'TIMEOUT_SLOW';
+
+const OUTCOME_OF: Record<FailureCause, Outcome> = {
+  REFUSED_POD: 'refused',
+  REJECT_NO_ENDPOINTS: 'refused',
+  TIMEOUT_DEAD_IP: 'timedOut',
+  NO_RULES: 'timedOut',
+  TIMEOUT_SLOW: 'timedOut',
+  RESET_INFLIGHT: 'reset',
+  RESET_KEEPALIVE: 'reset',
+};
+
+/** The exposure window of one deleted pod (§11.3): listener closed → the last node's rule removal. */
+export interface ExposureWindow {
+  readonly pod: string;
+  /** Virtual seconds of the pod's listener close (SIGTERM + close-listener-after); absent if it never closed. */
+  readonly listenerClosedAt?: number;
+  /** Per client node, when its rules stopped selecting the pod (virtual s). */
+  readonly ruleRemovedAt: Readonly<Record<string, number>>;
+  /** max(0, max_j ruleRemovedAt − listenerClosedAt) in seconds. */
+  readonly windowSeconds: number;
+  /** New connections routed to the pod while its listener was closed (or its IP gone). */
+  readonly failedRequests: number;
+}
+
+export interface TrafficSourceResult {
+  readonly id: string;
+  readonly service: string;
+  readonly connection: 'new' | 'keepAlive';
+  readonly fromNodes: readonly string[];
+  readonly startSeconds: number;
+  readonly stopSeconds: number;
+  readonly requests: number;
+  /** Attempts including retries. */
+  readonly attempts: number;
+  readonly served: number;
+  readonly failed: number;
+  readonly byOutcome: Readonly<Record<Outcome, number>>;
+  readonly byCause: Readonly<Partial<Record<FailureCause, number>>>;
+  /** Failed requests by the pod they were sent to ('' = none chosen: REJECT, no rules). */
+  readonly byPod: Readonly<Record<string, number>>;
+  /** Failed requests by client node. */
+  readonly byNode: Readonly<Record<string, number>>;
+  /** Failed requests per whole virtual second of the run (`"12"`: in [12 s, 13 s)). */
+  readonly bySecond: Readonly<Record<string, number>>;
+}
+
+export interface TrafficReport {
+  readonly sources: readonly TrafficSourceResult[];
+  readonly total: { readonly requests: number; readonly served: number; readonly failed: number; readonly byOutcome: Readonly<Record<Outcome, number>>; readonly byCause: Readonly<Partial<Record<FailureCause, number>>> };
+  readonly exposure: readonly ExposureWindow[];
+  /** What the traffic model does not simulate, so no verdict covers it. */
+  readonly unchecked: readonly string[];
+}
+
+interface ViewPoint {
+  readonly t: number;
+  /** null: the Service has no rules on this node. */
+  readonly targets: readonly (readonly [string, string])[] | null;
+  readonly reject: boolean;
+}
+
+interface Net {
+  readonly podUid: string;
+  readonly pod: string;
+  readonly upAt: number;
+  downAt: number;
+  readonly app: AppBehavior;
+}
+
+/** What the trace says, indexed for per-request lookups. */
+class TrafficWorld {
+  /** node → service key → applied view changes in time order. */
+  readonly views = new Map<string, Map<string, ViewPoint[]>>();
+  /** pod IP → network lifetimes in time order. */
+  readonly nets = new Map<string, Net[]>();
+  readonly podName = new Map<string, string>();
+
+  constructor(
+    records: readonly TraceRecord[],
+    readonly model: TraceModel,
+  ) {
+    for (const r of records) {
+      if (r.kind === 'proxy.sync') {
+        const d = r.data as { node: string; services: Record<string, { targets: [string, string][]; reject: boolean } | null> };
+        let m = this.views.get(d.node);
+        if (!m) this.views.set(d.node, (m = new Map()));
+        for (const [k, v] of Object.entries(d.services ?? {})) {
+          let l = m.get(k);
+          if (!l) m.set(k, (l = []));
+          l.push({ t: r.t, targets: v ? v.targets : null, reject: v ? v.reject : false });
+        }
+      } else if (r.kind === 'cri.network') {
+        const d = r.data as { podUid: string; pod: string; ip: string; up: boolean; annotations?: Record<string, string> };
+        let l = this.nets.get(d.ip);
+        if (!l) this.nets.set(d.ip, (l = []));
+        if (d.up) l.push({ podUid: d.podUid, pod: d.pod, upAt: r.t, downAt: Infinity, app: parseAppAnnotations(d.annotations).app });
+        else {
+          const open = [...l].reverse().find((n) => n.podUid === d.podUid && n.downAt === Infinity);
+          if (open) open.downAt = r.t;
+        }
+        this.podName.set(d.podUid, d.pod);
+      }
+    }
+  }
+
+  /** Node j's applied view of `svc` at t (the last change at or before t). */
+  viewAt(node: string, svc: string, t: number): ViewPoint | undefined {
+    const l = this.views.get(node)?.get(svc);
+    if (!l) return undefined;
+    let lo = 0;
+    let hi = l.length - 1;
+    let best = -1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (l[mid].t <= t) {
+        best = mid;
+        lo = mid + 1;
+      } else hi = mid - 1;
+    }
+    return best < 0 ? undefined : l[best];
+  }
+
+  /** The network of `podUid` behind `ip` that was up by t (its last one). */
+  netOf(ip: string, podUid: string, t: number): Net | undefined {
+    const l = this.nets.get(ip) ?? [];
+    for (let i = l.length - 1; i >= 0; i--) if (l[i].podUid === podUid && l[i].upAt <= t) return l[i];
+    return undefined;
+  }
+
+  /** SIGTERM times (first per process) and lives of a pod's processes. */
+  listener(podUid: string, app: AppBehavior, t: number): { listening: boolean; exitAt: number; abortAt: number; closeAt: number } {
+    const procs = this.model.processesOf(podUid);
+    let closeAt = Infinity;
+    for (const p of procs) {
+      const term = p.signals.find((s) => s.signal === 'SIGTERM')?.t;
+      if (term !== undefined && app.closeListenerAfterUs !== null) closeAt = Math.min(closeAt, term + app.closeListenerAfterUs);
+    }
+    const running = procs.filter((p) => p.startedAt <= t && (p.exitedAt === undefined || p.exitedAt > t));
+    if (running.length === 0) return { listening: false, exitAt: t, abortAt: t, closeAt };
+    const exitAt = Math.min(...running.map((p) => p.exitedAt ?? Infinity));
+    const abortAt = app.drainUs === null ? exitAt : Math.min(exitAt, closeAt + app.drainUs);
+    return { listening: t < closeAt, exitAt, abortAt, closeAt };
+  }
+}
+
+interface Attempt {
+  readonly cause?: FailureCause;
+  readonly pod: string;
+  /** When the client learns the outcome (µs). */
+  readonly doneAt: number;
+}
+
+/** One new connection + request at t from `node` (spec §11.2 steps 2–3). */
+function newConnection(w: TrafficWorld, node: string, svc: string, t: number, timeoutUs: number, prng: Prng): { attempt: Attempt; target?: readonly [string, string] } {
+  const v = w.viewAt(node, svc, t);
+  if (!v || v.targets === null) return { attempt: { cause: 'NO_RULES', pod: '', doneAt: t + timeoutUs } };
+  if (v.reject || v.targets.length === 0) return { attempt: { cause: 'REJECT_NO_ENDPOINTS', pod: '', doneAt: t } };
+  const target = v.targets[prng.int(v.targets.length)];
+  return { attempt: request(w, target, t, timeoutUs, prng), target };
+}
+
+/** A request sent to `target` ([ip, podUid]) at t on a fresh connection. */
+function request(w: TrafficWorld, target: readonly [string, string], t: number, timeoutUs: number, prng: Prng): Attempt {
+  const [ip, uid] = target;
+  const net = w.netOf(ip, uid, t);
+  const pod = w.podName.get(uid) ?? uid;
+  if (!net || t >= net.downAt) return { cause: 'TIMEOUT_DEAD_IP', pod, doneAt: t + timeoutUs };
+  const l = w.listener(uid, net.app, t);
+  if (!l.listening) return { cause: 'REFUSED_POD', pod, doneAt: t };
+  return serve(net.app, l.abortAt, pod, t, timeoutUs, prng);
+}
+
+function serve(app: AppBehavior, abortAt: number, pod: string, t: number, timeoutUs: number, prng: Prng): Attempt {
+  const s = sampleUs(app.serviceTime, prng);
+  if (s > timeoutUs && t + timeoutUs <= abortAt) return { cause: 'TIMEOUT_SLOW', pod, doneAt: t + timeoutUs };
+  if (t + s > abortAt) return { cause: 'RESET_INFLIGHT', pod, doneAt: abortAt };
+  return { pod, doneAt: t + s };
+}
+
+/** Request times of one client node: a Poisson process of `ratePerSec` in [startUs, stopUs). */
+function arrivals(prng: Prng, ratePerSec: number, startUs: number, stopUs: number): number[] {
+  const out: number[] = [];
+  const meanUs = US_PER_SECOND / ratePerSec;
+  let t = startUs;
+  for (;;) {
+    t += Math.max(1, Math.round(-meanUs * Math.log(1 - prng.float())));
+    if (t >= stopUs) return out;
+    out.push(t);
+  }
+}
+
+/** Inputs of {@link evaluateTraffic} besides the trace. */
+export interface TrafficContext {
+  readonly seed: number;
+  readonly namespace: string;
+  readonly nodes: readonly string[];
+  /** Step id → virtual µs the step started (for `since`). */
+  readonly stepStartUs: Readonly<Record<string, number>>;
+  readonly endUs: number;
+}
+
+/** Evaluates every traffic source of a run. */
+export function evaluateTraffic(records: readonly TraceRecord[], model: TraceModel, sources: readonly TrafficSourceSpec[], ctx: TrafficContext): TrafficReport {
+  const w = new TrafficWorld(records, model);
+  const results: TrafficSourceResult[] = [];
+  const exposureFails = new Map<string, number>();
+  const svcKeys = new Set<string>();
+  sources.forEach((src, i) => {
+    const id = src.id ?? `traffic[${i}]`;
+    const svc = `${src.namespace ?? ctx.namespace}/${src.service}`;
+    svcKeys.add(svc);
+    const from = src.fromNodes ?? ctx.nodes;
+    const base = src.since !== undefined ? (ctx.stepStartUs[src.since] ?? 0) : 0;
+    const startUs = base + (src.start ?? 0);
+    const stopUs = Math.min(ctx.endUs, src.stop !== undefined ? base + src.stop : ctx.endUs);
+    const timeoutUs = src.timeout ?? DEFAULT_TRAFFIC_TIMEOUT_US;
+    const retries = src.retries ?? 0;
+    const connection = src.connection ?? 'new';
+    const byOutcome: Record<Outcome, number> = { served: 0, refused: 0, reset: 0, timedOut: 0 };
+    const byCause: Partial<Record<FailureCause, number>> = {};
+    const byPod: Record<string, number> = {};
+    const byNode: Record<string, number> = {};
+    const bySecond: Record<string, number> = {};
+    let requests = 0;
+    let attempts = 0;
+    for (const node of from) {
+      const prng = deriveStream(ctx.seed, `traffic/${id}/${node}`);
+      const times = arrivals(prng, src.rate / from.length, startUs, stopUs);
+      const pool: ({ target: readonly [string, string]; closeAt: number } | null)[] = Array.from({ length: src.pool ?? 2 }, () => null);
+      let next = 0;
+      for (const t0 of times) {
+        requests++;
+        let t = t0;
+        let last: Attempt | undefined;
+        for (let k = 0; k <= retries; k++) {
+          attempts++;
+          if (connection === 'keepAlive') {
+            const ci = next;
+            next = (next + 1) % pool.length;
+            const c = pool[ci];
+            if (c && t < c.closeAt + KEEPALIVE_RACE_US) {
+              const [ip, uid] = c.target;
+              const pod = w.podName.get(uid) ?? uid;
+              if (t >= c.closeAt) {
+                last = { cause: 'RESET_KEEPALIVE', pod, doneAt: t };
+                pool[ci] = null;
+              } else {
+                const net = w.netOf(ip, uid, t);
+                const l = net ? w.listener(uid, net.app, t) : undefined;
+                last = net && l ? serve(net.app, l.abortAt, pod, t, timeoutUs, prng) : { cause: 'RESET_KEEPALIVE', pod, doneAt: t };
+              }
+            } else {
+              const r = newConnection(w, node, svc, t, timeoutUs, prng);
+              last = r.attempt;
+              if (r.target && !last.cause) {
+                const net = w.netOf(r.target[0], r.target[1], t)!;
+                const l = w.listener(r.target[1], net.app, t);
+                pool[ci] = { target: r.target, closeAt: Math.min(l.closeAt, l.exitAt, net.downAt) };
+              } else pool[ci] = null;
+            }
+          } else last = newConnection(w, node, svc, t, timeoutUs, prng).attempt;
+          if (!last.cause) break;
+          t = last.doneAt;
+        }
+        const a = last!;
+        if (!a.cause) {
+          byOutcome.served++;
+          continue;
+        }
+        byOutcome[OUTCOME_OF[a.cause]]++;
+        byCause[a.cause] = (byCause[a.cause] ?? 0) + 1;
+        byPod[a.pod] = (byPod[a.pod] ?? 0) + 1;
+        byNode[node] = (byNode[node] ?? 0) + 1;
+        const sec = String(Math.floor(t0 / US_PER_SECOND));
+        bySecond[sec] = (bySecond[sec] ?? 0) + 1;
+        if (a.cause === 'REFUSED_POD' || a.cause === 'TIMEOUT_DEAD_IP') exposureFails.set(a.pod, (exposureFails.get(a.pod) ?? 0) + 1);
+      }
+    }
+    results.push({
+      id,
+      service: svc,
+      connection,
+      fromNodes: from,
+      startSeconds: startUs / US_PER_SECOND,
+      stopSeconds: stopUs / US_PER_SECOND,
+      requests,
+      attempts,
+      served: byOutcome.served,
+      failed: requests - byOutcome.served,
+      byOutcome,
+      byCause,
+      byPod,
+      byNode,
+      bySecond,
+    });
+  });
+  const total = {
+    requests: results.reduce((a, r) => a + r.requests, 0),
+    served: results.reduce((a, r) => a + r.served, 0),
+    failed: results.reduce((a, r) => a + r.failed, 0),
+    byOutcome: { served: 0, refused: 0, reset: 0, timedOut: 0 } as Record<Outcome, number>,
+    byCause: {} as Partial<Record<FailureCause, number>>,
+  };
+  for (const r of results) {
+    for (const [k, v] of Object.entries(r.byOutcome)) total.byOutcome[k as Outcome] += v;
+    for (const [k, v] of Object.entries(r.byCause)) total.byCause[k as FailureCause] = (total.byCause[k as FailureCause] ?? 0) + v;
+  }
+  return { sources: results, total, exposure: exposureWindows(w, svcKeys, exposureFails), unchecked: ['UDP', 'NodePort/LoadBalancer and externalTrafficPolicy: Local traffic', 'sessionAffinity: ClientIP', 'pod IP reuse (WRONG_TARGET)', 'server-side queueing'] };
+}
+
+/** Per pod that was ever a target and whose listener closed: [c_p, r_j] per node (§11.3). */
+function exposureWindows(w: TrafficWorld, svcKeys: ReadonlySet<string>, fails: ReadonlyMap<string, number>): ExposureWindow[] {
+  const removed = new Map<string, Record<string, number>>();
+  for (const [node, m] of w.views) {
+    for (const [svc, points] of m) {
+      if (!svcKeys.has(svc)) continue;
+      let prev = new Set<string>();
+      for (const p of points) {
+        const cur = new Set((p.targets ?? []).map((x) => x[1]));
+        for (const uid of prev) if (!cur.has(uid)) (removed.get(uid) ?? removed.set(uid, {}).get(uid)!)[node] = p.t;
+        // A pod back in the rules (not yet removed for good) has no removal time on this node.
+        for (const uid of cur) {
+          const r = removed.get(uid);
+          if (r) delete r[node];
+        }
+        prev = cur;
+      }
+    }
+  }
+  const out: ExposureWindow[] = [];
+  for (const [uid, perNode] of removed) {
+    const nets = [...w.nets.values()].flat().filter((n) => n.podUid === uid);
+    const app = nets[0]?.app ?? DEFAULT_APP_BEHAVIOR;
+    const closeAt = w.listener(uid, app, Infinity).closeAt;
+    const lastRemoval = Math.max(...Object.values(perNode));
+    const pod = w.podName.get(uid) ?? uid;
+    out.push({
+      pod,
+      ...(Number.isFinite(closeAt) ? { listenerClosedAt: closeAt / US_PER_SECOND } : {}),
+      ruleRemovedAt: Object.fromEntries(Object.entries(perNode).map(([n, t]) => [n, t / US_PER_SECOND])),
+      windowSeconds: Number.isFinite(closeAt) ? Math.max(0, lastRemoval - closeAt) / US_PER_SECOND : 0,
+      failedRequests: fails.get(pod) ?? 0,
+    });
+  }
+  return out.sort((a, b) => a.pod.localeCompare(b.pod));
+}
+
+/** One `expect: traffic:` entry as expectation results (kind `traffic`). */
+export function trafficExpectations(report: TrafficReport, specs: readonly TrafficExpectSpec[]): { expected: string; ok: boolean; actual: string }[] {
+  const out: { expected: string; ok: boolean; actual: string }[] = [];
+  for (const e of specs) {
+    const srcs = e.source === undefined ? report.sources : report.sources.filter((s) => s.id === e.source);
+    const sum = (f: (s: TrafficSourceResult) => number) => srcs.reduce((a, s) => a + f(s), 0);
+    const got: Record<string, number> = {
+      failed: sum((s) => s.failed),
+      served: sum((s) => s.served),
+      refused: sum((s) => s.byOutcome.refused),
+      reset: sum((s) => s.byOutcome.reset),
+      timedOut: sum((s) => s.byOutcome.timedOut),
+    };
+    for (const k of ['failed', 'served', 'refused', 'reset', 'timedOut'] as const) {
+      const b = e[k];
+      if (!b) continue;
+      const v = got[k];
+      const ok = (b.min === undefined || v >= b.min) && (b.max === undefined || v <= b.max);
+      const range = `${b.min !== undefined ? `≥ ${b.min}` : ''}${b.min !== undefined && b.max !== undefined ? ' and ' : ''}${b.max !== undefined ? `≤ ${b.max}` : ''}`;
+      const causes = Object.entries(srcs.reduce<Record<string, number>>((acc, s) => {
+        for (const [c, n] of Object.entries(s.byCause)) acc[c] = (acc[c] ?? 0) + (n ?? 0);
+        return acc;
+      }, {}))
+        .map(([c, n]) => `${c} ${n}`)
+        .join(', ');
+      out.push({ expected: `traffic${e.source ? ` ${e.source}` : ''} ${k} ${range}`, ok, actual: `${k} ${v} of ${sum((s) => s.requests)} requests${causes ? ` (${causes})` : ''}` });
+    }
+  }
+  return out;
+}
+
+/** The app annotation keys (for docs). */
+export const TRAFFIC_APP_ANNOTATIONS = APP_ANNOTATIONS;

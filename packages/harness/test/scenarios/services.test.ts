@@ -1,0 +1,141 @@
+/**
+ * Services end to end (issue #18): case E06 (/work/shared/cases/E06-…) — a readiness failure
+ * during termination is not posted in 1.22.8, so the pod leaves Endpoints at DELETE, stays in its
+ * EndpointSlice as ready=false, serving=true, terminating=true until its container exits, and
+ * every node's kube-proxy drops it at DELETE; and the spec §12 checkers (trafficInvariants.ts)
+ * shown able to fail on traces that break them.
+ */
+import test from 'ava';
+import type { TraceRecord } from '@podsim/api';
+import { TraceModel } from '../../src/checkers/model.js';
+import { TRAFFIC_INVARIANTS } from '../../src/checkers/trafficInvariants.js';
+import { runText, S, stepTimes, why } from './helpers.js';
+
+const E06 = `kind: Scenario
+cluster:
+  nodes: [{ name: node-a }, { name: node-b }]
+steps:
+  - apply: all
+  - wait: { for: ready, name: drainer, timeout: 1m }
+  - sleep: 5s
+  - id: del
+    delete: { kind: pod, name: drainer, wait: false }
+  - sleep: 40s
+expect:
+  invariants: clean
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: drainer
+  labels: { app: s }
+  annotations: { podsim.dev/on-sigterm: "exit:20s:0", podsim.dev/ready-after-sigterm: "false" }
+spec:
+  terminationGracePeriodSeconds: 30
+  containers:
+    - name: app
+      image: drainer:1
+      readinessProbe: { exec: { command: [cat, /tmp/ready] }, periodSeconds: 2, failureThreshold: 1 }
+---
+apiVersion: v1
+kind: Service
+metadata: { name: s }
+spec:
+  selector: { app: s }
+  ports: [{ port: 80 }]
+`;
+
+type SliceEp = [string, boolean | null, boolean | null, boolean | null];
+
+test('E06: Endpoints drops the pod at DELETE; its slice keeps ready=false serving=true terminating=true until the exit; kube-proxy drops it everywhere within ε_p', async (t) => {
+  const { report, model } = await runText('e06', E06);
+  t.true(report.ok, why(report));
+  const del = stepTimes(model, 'del').start;
+  const writes = model.records.filter((r) => r.kind === 'api.write');
+  const uid = model.writes.find((w) => w.resource === 'pods' && w.name === 'drainer')!.uid;
+  const exit = model.processesOf(uid)[0].exitedAt!;
+  t.true(exit > del + 19 * S, `exit ${exit / S}`);
+  // Endpoints: the first write after DELETE no longer lists the pod, within ε_c = 0.3 s.
+  const ep = writes.filter((r) => (r.data as { resource: string }).resource === 'endpoints' && r.t >= del);
+  t.true(ep.length > 0 && ep[0].t - del <= 0.3 * S);
+  t.deepEqual([(ep[0].data as { addresses: string[] }).addresses, (ep[0].data as { notReadyAddresses: string[] }).notReadyAddresses], [[], []]);
+  // EndpointSlice: terminating conditions from DELETE until the kubelet's post-exit status PATCH.
+  const slices = writes.filter((r) => (r.data as { resource: string }).resource === 'endpointslices' && r.t >= del);
+  const conds = slices.map((r) => ({ t: r.t, ep: ((r.data as { endpoints: SliceEp[] }).endpoints ?? []).find((e) => e[0] === uid) }));
+  t.true(conds[0].t - del <= 0.3 * S);
+  t.deepEqual(conds[0].ep?.slice(1), [false, true, true]);
+  const servingOff = conds.find((c) => c.ep && c.ep[2] === false);
+  t.truthy(servingOff, 'serving flips false once the container exited');
+  t.true(servingOff!.t >= exit, `serving=false at ${servingOff!.t / S} s, before the exit at ${exit / S} s: a readiness failure was posted while terminating`);
+  t.is(conds.at(-1)!.ep, undefined, 'the endpoint leaves the slice once the pod is DELETED');
+  // kube-proxy on both nodes: out of the rules within ε_p = 1.5 s of the DELETE.
+  for (const node of ['node-a', 'node-b']) {
+    const out = model.records.find((r) => r.kind === 'proxy.sync' && r.actor === `kube-proxy/${node}` && r.t > del && (r.data as { services: Record<string, { targets: [string, string][] } | null> }).services['default/s']?.targets.every((x) => x[1] !== uid));
+    t.truthy(out, node);
+    t.true(out!.t - del <= 1.5 * S, `${node}: ${(out!.t - del) / S} s`);
+  }
+});
+
+const rec = (t: number, actor: string, kind: string, data: Record<string, unknown>, seq = 0): TraceRecord => ({ t, actor, seq, kind, msg: kind, data });
+const check = (id: string, records: TraceRecord[]) => TRAFFIC_INVARIANTS.find((i) => i.id === id)!.check(new TraceModel(records), { epochUnixSeconds: 0 });
+
+/** A pod that turns terminating at 1 s and is DELETED at 3 s, behind Service default/s. */
+function base(): TraceRecord[] {
+  const pod = (t: number, event: string, extra: Record<string, unknown> = {}) => rec(t, 'apiserver', 'api.write', { event, resource: 'pods', namespace: 'default', name: 'p', uid: 'u1', rv: String(t), ...extra });
+  return [rec(0, 'apiserver', 'api.write', { event: 'ADDED', resource: 'services', namespace: 'default', name: 's', uid: 's1', rv: '1' }), pod(1, 'ADDED'), pod(S, 'MODIFIED', { deletionTimestamp: 'x' }), pod(3 * S, 'DELETED', { deletionTimestamp: 'x' })];
+}
+
+test('checkers fail on traces that break them (and hold on the fixed ones)', (t) => {
+  const ep = (tt: number, addresses: string[]) => rec(tt, 'apiserver', 'api.write', { event: 'MODIFIED', resource: 'endpoints', namespace: 'default', name: 's', uid: 'e1', rv: String(tt), addresses, notReadyAddresses: [] });
+  t.is(check('endpoints-exclude-terminating', [...base(), ep(10 * S, ['u1'])]).length, 1);
+  t.is(check('endpoints-exclude-terminating', [...base(), ep(10 * S, [])]).length, 0);
+  const slice = (tt: number, eps: SliceEp[]) => rec(tt, 'apiserver', 'api.write', { event: 'MODIFIED', resource: 'endpointslices', namespace: 'default', name: 's-1', uid: 'sl', rv: String(tt), service: 's', managedBy: 'endpointslice-controller.k8s.io', endpoints: eps });
+  t.is(check('slice-terminating-not-ready', [...base(), slice(2 * S, [['u1', true, true, true]])]).length, 1);
+  t.is(check('slice-terminating-not-ready', [...base(), slice(2 * S, [['u1', false, true, true]])]).length, 0);
+  t.is(check('slice-drops-deleted-pods', [...base(), slice(10 * S, [['u1', false, false, true]])]).length, 1);
+  t.is(check('slice-drops-deleted-pods', [...base(), slice(10 * S, [])]).length, 0);
+  const sync = (tt: number, targets: [string, string][], seq = 0) => rec(tt, 'kube-proxy/n1', 'proxy.sync', { node: 'n1', startUs: tt - 1000, minSyncPeriodUs: S, burstSyncs: 2, services: { 'default/s': { clusterIP: '10.96.0.1', targets, reject: targets.length === 0 } } }, seq);
+  const ready = slice(0.5 * S, [['u1', true, true, false]]);
+  const notReady = slice(S, [['u1', false, true, true]]);
+  t.is(check('proxy-routes-ready-only', [...base(), ready, notReady, sync(10 * S, [['10.224.0.2', 'u1']])]).length, 1);
+  t.is(check('proxy-routes-ready-only', [...base(), ready, notReady, sync(10 * S, [])]).length, 0);
+  t.is(check('proxy-sync-rate', [sync(S, [], 0), sync(S + 10, [], 1), sync(S + 20, [], 2)]).length, 1);
+  t.is(check('proxy-sync-rate', [sync(S, [], 0), sync(S + 10, [], 1), sync(2 * S + 20, [], 2)]).length, 0);
+});
+
+test('bad Services, traffic and app annotations are named with file, line and field', async (t) => {
+  const { loadScenarioText } = await import('../../src/scenario/load.js');
+  const { compileScenario } = await import('../../src/scenario/compile.js');
+  const { ScenarioError, formatIssue } = await import('../../src/scenario/source.js');
+  const text = `kind: Scenario
+cluster:
+  nodes: [{ name: node-1 }]
+traffic:
+  - { service: webb, rate: 10, fromNodes: [node-9] }
+steps:
+  - apply: all
+expect:
+  traffic: { source: nope, failed: { max: 0 } }
+---
+apiVersion: v1
+kind: Service
+metadata: { name: web }
+spec: { selector: { app: web }, ports: [{ port: 70000 }] }
+---
+apiVersion: v1
+kind: Pod
+metadata: { name: web, annotations: { podsim.dev/close-listener-after: soon } }
+spec: { containers: [{ name: c, image: nginx }] }
+`;
+  const err = t.throws(() => compileScenario(loadScenarioText('bad.yaml', text)));
+  t.true(err instanceof ScenarioError);
+  const lines = (err as InstanceType<typeof ScenarioError>).issues.map(formatIssue).join('\n');
+  t.regex(lines, /bad\.yaml:14:\d+: Service\/web spec\.ports\[0\]\.port: Too big/);
+  t.regex(lines, /bad\.yaml:18:\d+: Pod\/web metadata\.annotations\["podsim\.dev\/close-listener-after"\]: .*invalid value "soon"/);
+  const fixed = text.replace('port: 70000', 'port: 80').replace('close-listener-after: soon', 'close-listener-after: 1s');
+  const err2 = t.throws(() => compileScenario(loadScenarioText('bad.yaml', fixed)));
+  const l2 = (err2 as InstanceType<typeof ScenarioError>).issues.map(formatIssue).join('\n');
+  t.regex(l2, /bad\.yaml:5:\d+: traffic\[0\]\.service: no Service "webb" .*did you mean "web"/);
+  t.regex(l2, /bad\.yaml:5:\d+: traffic\[0\]\.fromNodes\[0\]: no node "node-9"/);
+  t.regex(l2, /bad\.yaml:9:\d+: expect\.traffic\.source: no traffic source "nope"/);
+});

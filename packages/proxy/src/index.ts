@@ -1,0 +1,2 @@
+export * from './boundedFrequencyRunner.js';
+export * from './proxier.js';

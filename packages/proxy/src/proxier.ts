@@ -1,0 +1,184 @@
+/**
+ * The part of kube-proxy that turns Services and EndpointSlices into a node's rules, as a pure
+ * machine: kubernetes v1.22 `pkg/proxy/endpointslicecache.go` (slices merged per Service, each
+ * endpoint reduced to addresses, nodeName and ready = condition nil or true / serving / terminating),
+ * `pkg/proxy/service.go` + `endpoints.go` (`ServiceChangeTracker`, `EndpointChangeTracker`: a change
+ * is pending only if the reduced form differs), `pkg/proxy/topology.go` `FilterEndpoints`
+ * (`internalTrafficPolicy: Local` keeps local endpoints only) and the cluster-traffic part of
+ * `pkg/proxy/iptables/proxier.go` `syncProxyRules`: new ClusterIP connections are balanced
+ * uniformly over the **Ready** endpoints; none Ready → a REJECT rule (1.22.4+, #106373). The
+ * applied view ({@link AppliedService}) is what routes a node's new connections.
+ * Not modelled: NodePort/LoadBalancer/externalIPs rules and ETP Local's XLB chain, session
+ * affinity tables, UDP conntrack flushing, the health check server (reported as unchecked by the
+ * harness), headless Services (no rules, as upstream).
+ */
+import type { EndpointSlice, Service } from '@podsim/api';
+import { LABEL_HEADLESS_SERVICE, LABEL_SERVICE_NAME } from '@podsim/api';
+
+/** `service.kubernetes.io/service-proxy-name`: objects with it belong to another proxy. */
+export const LABEL_SERVICE_PROXY_NAME = 'service.kubernetes.io/service-proxy-name';
+
+/** One endpoint of a node's view (`BaseEndpointInfo`). */
+export interface ProxyEndpoint {
+  readonly ip: string;
+  /** The pod's UID (targetRef), '' if the slice had none. */
+  readonly podUid: string;
+  readonly nodeName: string;
+  readonly ready: boolean;
+  readonly serving: boolean;
+  readonly terminating: boolean;
+}
+
+/** A Service as its rules see it (`BaseServiceInfo`). */
+export interface ProxyServiceInfo {
+  readonly clusterIP: string;
+  readonly ports: readonly { readonly port: number; readonly protocol: string }[];
+  readonly internalTrafficPolicy: 'Cluster' | 'Local';
+  readonly sessionAffinity: 'None' | 'ClientIP';
+}
+
+/** What a node's last sync wrote for one Service: the endpoints its new connections go to. */
+export interface AppliedService {
+  readonly clusterIP: string;
+  /** Ready endpoints after FilterEndpoints (the `KUBE-SVC-…` chain's targets), sorted by IP. */
+  readonly targets: readonly { readonly ip: string; readonly podUid: string }[];
+  /** No usable endpoint: the REJECT rule is in place (connection refused). */
+  readonly reject: boolean;
+}
+
+function svcKeyOfSlice(s: EndpointSlice): string | undefined {
+  const name = s.metadata.labels?.[LABEL_SERVICE_NAME];
+  return name ? `${s.metadata.namespace ?? ''}/${name}` : undefined;
+}
+
+/** kube-proxy's informers skip headless and foreign-proxy objects (`server.go` label selector). */
+export function proxyIgnores(labels: Readonly<Record<string, string>> | undefined): boolean {
+  return labels !== undefined && (labels[LABEL_SERVICE_PROXY_NAME] !== undefined || labels[LABEL_HEADLESS_SERVICE] !== undefined);
+}
+
+/** `newBaseServiceInfo` for the ClusterIP part; undefined for Services that get no rules. */
+export function serviceInfo(svc: Service): ProxyServiceInfo | undefined {
+  const ip = svc.spec?.clusterIP;
+  if (!ip || ip === 'None' || svc.spec?.type === 'ExternalName' || proxyIgnores(svc.metadata.labels)) return undefined;
+  return {
+    clusterIP: ip,
+    ports: (svc.spec?.ports ?? []).map((p) => ({ port: p.port, protocol: p.protocol ?? 'TCP' })),
+    internalTrafficPolicy: svc.spec?.internalTrafficPolicy === 'Local' ? 'Local' : 'Cluster',
+    sessionAffinity: svc.spec?.sessionAffinity === 'ClientIP' ? 'ClientIP' : 'None',
+  };
+}
+
+/** The reduced form of one slice (`EndpointSliceCache.newEndpointSliceInfo`), endpoints sorted by IP. */
+export function sliceEndpoints(s: EndpointSlice): ProxyEndpoint[] {
+  const out: ProxyEndpoint[] = [];
+  for (const e of s.endpoints ?? []) {
+    const ip = e.addresses?.[0];
+    if (!ip) continue;
+    const c = e.conditions ?? {};
+    out.push({
+      ip,
+      podUid: e.targetRef?.uid ?? '',
+      nodeName: e.nodeName ?? '',
+      // A nil ready or serving condition counts as true, a nil terminating as false.
+      ready: c.ready !== false,
+      serving: c.serving !== false,
+      terminating: c.terminating === true,
+    });
+  }
+  return out.sort((a, b) => a.ip.localeCompare(b.ip));
+}
+
+/**
+ * A node's proxier state: the informers' view (services, slices by Service), the pending
+ * changes, and what the last sync applied.
+ */
+export class Proxier {
+  private readonly services = new Map<string, ProxyServiceInfo>();
+  /** Per Service key, per slice name, its reduced endpoints. */
+  private readonly slices = new Map<string, Map<string, ProxyEndpoint[]>>();
+  /** Service keys whose rules may differ from the applied ones. */
+  private readonly dirty = new Set<string>();
+  private readonly applied = new Map<string, AppliedService>();
+  /** Total rules of the applied ruleset (the sync-duration model's input). */
+  ruleCount = 0;
+
+  constructor(readonly nodeName: string) {}
+
+  /** `ServiceChangeTracker.Update` (add/update: `svc`; delete: undefined). True when a sync is needed. */
+  onService(key: string, svc: Service | undefined): boolean {
+    const info = svc ? serviceInfo(svc) : undefined;
+    const old = this.services.get(key);
+    if (JSON.stringify(old) === JSON.stringify(info)) return false;
+    if (info) this.services.set(key, info);
+    else this.services.delete(key);
+    this.dirty.add(key);
+    return true;
+  }
+
+  /** `EndpointChangeTracker.EndpointSliceUpdate` (delete: `removed`). True when the reduced form changed. */
+  onSlice(slice: EndpointSlice, removed: boolean): boolean {
+    const key = svcKeyOfSlice(slice);
+    if (!key || proxyIgnores(slice.metadata.labels)) return false;
+    let m = this.slices.get(key);
+    const name = slice.metadata.name ?? '';
+    const next = removed ? undefined : sliceEndpoints(slice);
+    const prev = m?.get(name);
+    if (JSON.stringify(prev) === JSON.stringify(next)) return false;
+    if (!m) this.slices.set(key, (m = new Map()));
+    if (next) m.set(name, next);
+    else m.delete(name);
+    if (m.size === 0) this.slices.delete(key);
+    this.dirty.add(key);
+    return true;
+  }
+
+  /** Is any change pending? */
+  get pending(): boolean {
+    return this.dirty.size > 0;
+  }
+
+  /** The endpoints of a Service from all its slices, deduplicated by IP (first slice wins), sorted. */
+  endpointsOf(key: string): ProxyEndpoint[] {
+    const byIp = new Map<string, ProxyEndpoint>();
+    for (const name of [...(this.slices.get(key)?.keys() ?? [])].sort()) for (const e of this.slices.get(key)!.get(name)!) if (!byIp.has(e.ip)) byIp.set(e.ip, e);
+    return [...byIp.values()].sort((a, b) => a.ip.localeCompare(b.ip));
+  }
+
+  /**
+   * `syncProxyRules`: checks out every pending change and computes the new rules of the changed
+   * Services. Returns the Services whose applied view changed (undefined = rules removed).
+   * The caller makes them effective when the sync's duration has passed (`iptables-restore`).
+   */
+  syncProxyRules(): Map<string, AppliedService | undefined> {
+    const changed = new Map<string, AppliedService | undefined>();
+    for (const key of [...this.dirty].sort()) {
+      const info = this.services.get(key);
+      let next: AppliedService | undefined;
+      if (info) {
+        const eps = this.endpointsOf(key);
+        // FilterEndpoints: internalTrafficPolicy Local keeps the node's own endpoints.
+        const usable = eps.filter((e) => e.ready && (info.internalTrafficPolicy === 'Cluster' || e.nodeName === this.nodeName));
+        next = { clusterIP: info.clusterIP, targets: usable.map((e) => ({ ip: e.ip, podUid: e.podUid })), reject: usable.length === 0 };
+      }
+      const prev = this.applied.get(key);
+      if (JSON.stringify(prev) !== JSON.stringify(next)) changed.set(key, next);
+      if (next) this.applied.set(key, next);
+      else this.applied.delete(key);
+    }
+    this.dirty.clear();
+    let rules = 0;
+    for (const [key, a] of this.applied) rules += 4 * (this.services.get(key)?.ports.length ?? 1) + 3 * a.targets.length + (a.reject ? 1 : 0);
+    this.ruleCount = rules;
+    return changed;
+  }
+
+  /** The applied view of one Service. */
+  view(key: string): AppliedService | undefined {
+    return this.applied.get(key);
+  }
+}
+
+/** Sync-duration model: `D = base + perRule × rules` virtual µs (iptables-restore rewrites the full tables). */
+export function syncDurationUs(rules: number, baseUs: number, perRuleUs: number): number {
+  return Math.round(baseUs + perRuleUs * rules);
+}
