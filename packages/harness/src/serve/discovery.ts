@@ -185,6 +185,12 @@ export const SERVED_RESOURCES: readonly ServedResource[] = [
     version: 'v1',
     kind: 'ControllerRevision',
     singular: 'controllerrevision',
+    namespaced: true,
+    shortNames: [],
+    categories: [],
+    verbs: ALL_VERBS,
+    subresources: [],
+  },
   // Issue #18: Services and their endpoints.
   {
     resource: 'services',
