@@ -13,6 +13,7 @@ export * from './k8s/meta.js';
 export * from './k8s/core.js';
 export * from './k8s/apps.js';
 export * from './k8s/policy.js';
+export * from './k8s/coordination.js';
 export * from './protocol/apiserver.js';
 export * as cri from './protocol/cri.js';
 export { runtimeActorId, kubeletActorId } from './protocol/cri.js';

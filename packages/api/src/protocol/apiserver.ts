@@ -10,7 +10,7 @@
 import type { DeleteOptions, IncludeObjectPolicy, KubeList, KubeObject, Status, Table, WatchEvent } from '../k8s/meta.js';
 
 /** Resources podsim serves. */
-export type ResourceName = 'pods' | 'nodes' | 'namespaces' | 'events' | 'replicasets' | 'deployments' | 'poddisruptionbudgets';
+export type ResourceName = 'pods' | 'nodes' | 'namespaces' | 'events' | 'replicasets' | 'deployments' | 'poddisruptionbudgets' | 'leases';
 
 /** Subresources podsim serves (`finalize`: namespaces only, PUT; `eviction`: pods only, POST). */
 export type Subresource = 'status' | 'scale' | 'binding' | 'finalize' | 'eviction';
