@@ -1,23 +1,25 @@
 /**
  * The `kube-controller-manager` actor (cmd/kube-controller-manager): shared informers for pods,
- * ReplicaSets, Deployments, nodes, namespaces and PodDisruptionBudgets (one list+watch each, kept
- * in a local cache) and the ReplicaSet, Deployment, pod GC, garbage-collector, namespace and
- * disruption controllers, each with its
+ * ReplicaSets, Deployments, nodes, namespaces, PodDisruptionBudgets and Leases (one list+watch
+ * each, kept in a local cache) and the ReplicaSet, Deployment, pod GC, garbage-collector,
+ * namespace, disruption and node lifecycle (with its taint manager) controllers, each with its
  * own rate-limited client (`--kube-api-qps` 20 / `--kube-api-burst` 30 per controller client, as
  * the controller manager builds one client per controller; the namespace controller's is ×20 /
  * ×100, as `startNamespaceController` sets it). Controllers start once every informer they use
  * has synced.
  */
-import type { Actor, Deployment, Namespace, Node, Pod, PodDisruptionBudget, ReplicaSet } from '@podsim/api';
+import type { Actor, Deployment, Lease, Namespace, Node, Pod, PodDisruptionBudget, ReplicaSet } from '@podsim/api';
 import { DisruptionController } from '../disruption/disruptionController.js';
 import { DeploymentController } from '../deployment/deploymentController.js';
 import { GarbageCollector } from '../garbagecollector/garbageCollector.js';
 import { NamespaceController } from '../namespace/namespaceController.js';
+import type { NodeLifecycleConfig } from '../nodelifecycle/nodeHealth.js';
+import { NodeLifecycleController } from '../nodelifecycle/nodeLifecycleController.js';
 import { PodGCController } from '../podgc/gcController.js';
 import { ReplicaSetController } from '../replicaset/replicaSet.js';
 import { shellActor, type ApiConnectionConfig } from './shell.js';
 
-export type ControllerName = 'replicaset' | 'deployment' | 'podgc' | 'garbagecollector' | 'namespace' | 'disruption';
+export type ControllerName = 'replicaset' | 'deployment' | 'podgc' | 'garbagecollector' | 'namespace' | 'disruption' | 'nodelifecycle';
 
 /** Plain-data configuration (all optional; defaults are kube-controller-manager v1.22's). */
 export interface KubeControllerManagerConfig extends ApiConnectionConfig {
@@ -42,12 +44,14 @@ export interface KubeControllerManagerConfig extends ApiConnectionConfig {
     /** `--terminated-pod-gc-threshold` (default 12500; 0 disables). */
     readonly terminatedPodGCThreshold?: number;
   };
+  /** The node lifecycle controller's flags (`--node-monitor-period` …), µs for durations. */
+  readonly nodeLifecycle?: Partial<NodeLifecycleConfig>;
 }
 
 export const KUBE_CONTROLLER_MANAGER = 'kube-controller-manager';
 export const DEFAULT_KUBE_API_QPS = 20;
 export const DEFAULT_KUBE_API_BURST = 30;
-const ALL: readonly ControllerName[] = ['replicaset', 'deployment', 'podgc', 'garbagecollector', 'namespace', 'disruption'];
+const ALL: readonly ControllerName[] = ['replicaset', 'deployment', 'podgc', 'garbagecollector', 'namespace', 'disruption', 'nodelifecycle'];
 
 function checkConfig(config: unknown): KubeControllerManagerConfig {
   const c = (config ?? {}) as KubeControllerManagerConfig;
@@ -64,6 +68,7 @@ export interface ControllerManagerState {
   readonly garbagecollector?: GarbageCollector;
   readonly namespace?: NamespaceController;
   readonly disruption?: DisruptionController;
+  readonly nodelifecycle?: NodeLifecycleController;
 }
 
 export function createActor(_id: string, config: unknown): Actor {
@@ -84,13 +89,14 @@ export function createActor(_id: string, config: unknown): Actor {
         pods: true,
         replicasets: enabled.has('replicaset') || enabled.has('deployment') || enabled.has('garbagecollector') || enabled.has('disruption'),
         deployments: enabled.has('deployment') || enabled.has('garbagecollector') || enabled.has('disruption'),
-        nodes: enabled.has('podgc'),
+        nodes: enabled.has('podgc') || enabled.has('nodelifecycle'),
+        leases: enabled.has('nodelifecycle'),
         namespaces: enabled.has('namespace') || enabled.has('garbagecollector'),
         poddisruptionbudgets: enabled.has('disruption'),
       };
-      const mk = <T extends Pod | ReplicaSet | Deployment | Node | Namespace | PodDisruptionBudget>(
+      const mk = <T extends Pod | ReplicaSet | Deployment | Node | Namespace | PodDisruptionBudget | Lease>(
         on: boolean,
-        resource: 'pods' | 'replicasets' | 'deployments' | 'nodes' | 'namespaces' | 'poddisruptionbudgets',
+        resource: 'pods' | 'replicasets' | 'deployments' | 'nodes' | 'namespaces' | 'poddisruptionbudgets' | 'leases',
       ) => {
         if (!on) return undefined;
         pending++;
@@ -102,6 +108,7 @@ export function createActor(_id: string, config: unknown): Actor {
       const nodes = mk<Node>(need.nodes, 'nodes');
       const namespaces = mk<Namespace>(need.namespaces, 'namespaces');
       const pdbs = mk<PodDisruptionBudget>(need.poddisruptionbudgets, 'poddisruptionbudgets');
+      const leases = mk<Lease>(need.leases, 'leases');
       if (enabled.has('replicaset')) {
         const c = new ReplicaSetController(shell.env, pods, rss!, shell.client('replicaset-controller', qps, burst), {
           burstReplicas: cfg.burstReplicas,
@@ -145,6 +152,12 @@ export function createActor(_id: string, config: unknown): Actor {
         const c = new DisruptionController(shell.env, pdbs!, pods, rss!, ds!, shell.client('disruption-controller', qps, burst));
         state.disruption = c;
         starters.push(() => c.workers.start());
+      }
+      if (enabled.has('nodelifecycle')) {
+        // One `node-controller` client for the controller and its taint manager (spec §3.1).
+        const c = new NodeLifecycleController(shell.env, nodes!, pods, leases!, shell.client('node-controller', qps, burst), cfg.nodeLifecycle);
+        state.nodelifecycle = c;
+        starters.push(() => c.start());
       }
     }),
   };
