@@ -17,13 +17,16 @@ function createPdb(at: number, p: PodDisruptionBudget): Step {
   return { at, req: { type: 'ApiCreate', resource: 'poddisruptionbudgets', namespace: 'default', object: p }, label: `create pdb ${p.metadata.name}` };
 }
 
-/** Evicts the n-th running pod (by name) that is not deleting. */
+/**
+ * Evicts the n-th running pod (by name) that is not deleting (a Pending replacement would be
+ * evicted without consulting the budget, so it is skipped).
+ */
 function evictNth(at: number, n: number, label: string): Step {
   return {
     at,
     label,
     req: (pods: ReadonlyMap<string, Pod>): ApiRequest => {
-      const names = [...pods.values()].filter((p) => !p.metadata.deletionTimestamp).map((p) => p.metadata.name ?? '').sort();
+      const names = [...pods.values()].filter((p) => !p.metadata.deletionTimestamp && p.status?.phase === 'Running').map((p) => p.metadata.name ?? '').sort();
       const name = names[n];
       return { type: 'ApiCreate', resource: 'pods', namespace: 'default', name, subresource: 'eviction', object: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name, namespace: 'default' } } as never };
     },

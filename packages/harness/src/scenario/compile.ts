@@ -597,6 +597,17 @@ function wireFault(f: FaultSpec, at: number, path: (string | number)[], c: Fault
       }
       return `node ${f.node} down ${lasting(f.for)}`;
     }
+    case 'kubeletDown': {
+      c.faults.push({ kind: 'crash', actor: `kubelet/${f.node}`, atUs: at, ...(f.for !== undefined ? { restartAfterUs: f.for } : {}) });
+      return `kubelet/${f.node} down ${lasting(f.for)} (containers keep running)`;
+    }
+    case 'networkPartition': {
+      const id = `kubelet/${f.node}`;
+      c.faults.push({ kind: 'partition', a: id, b: 'apiserver', startUs: at, ...end(f.for) });
+      const cfg = c.clientCfg.get(id)!;
+      cfg.apiConnectionLossesUs = [...((cfg.apiConnectionLossesUs as number[] | undefined) ?? []), at];
+      return `node ${f.node} ⇹ control plane partitioned ${lasting(f.for)} (kubelet keeps running)`;
+    }
     case 'runtimeError': {
       c.runtimeFaults.get(f.node)!.push({
         call: f.call,

@@ -291,6 +291,13 @@ export const zFaultSchemas = {
   }),
   partition: z.strictObject({ kind: z.literal('partition'), a: zActorPattern, b: zActorPattern, for: zDuration.optional() }),
   nodeDown: z.strictObject({ kind: z.literal('nodeDown'), node: zName, for: zDuration.optional() }),
+  /** The kubelet process stops (for `for`, else for good); the runtime and its containers keep running. */
+  kubeletDown: z.strictObject({ kind: z.literal('kubeletDown'), node: zName, for: zDuration.optional() }),
+  /**
+   * The node is cut off from the control plane for `for`: its kubelet keeps running and keeps its
+   * pods, but every request to the apiserver fails and its pod watch ends (re-established after).
+   */
+  networkPartition: z.strictObject({ kind: z.literal('networkPartition'), node: zName, for: zDuration.optional() }),
   nodeDeleted: z.strictObject({ kind: z.literal('nodeDeleted'), node: zName }),
   /**
    * A client's connection to the apiserver breaks for `for`: everything between them is lost (an
