@@ -6,7 +6,7 @@
  * (fields in docs/conventions.md). With `serviceTimeUs > 0` requests queue FIFO behind a single
  * processor and are handled when their service time ends; otherwise the answer is instant.
  */
-import type { Actor, ActorContext, ApiRequest, Envelope, Namespace, Pod } from '@podsim/api';
+import type { Actor, ActorContext, ApiRequest, Envelope, Namespace, Node, Pod } from '@podsim/api';
 import { ApiServer, type ApiServerConfig } from '../apiServer.js';
 import type { RequestContext } from '../registry/strategy.js';
 import type { StorageEvent } from '../storage/interfaces.js';
@@ -67,6 +67,20 @@ export function createActor(_id: string, config: unknown): Actor {
       // part of the digest.)
       const total = p.spec?.containers?.length ?? 0;
       if (total > 0 && (p.status?.containerStatuses ?? []).filter((c) => c.ready).length === total) data.ready = true;
+      // The pod's Ready condition (MarkPodsNotReady sets it False and leaves the containers alone).
+      const rc = p.status?.conditions?.find((c) => c.type === 'Ready');
+      if (rc) data.podReady = rc.status;
+    }
+    if (resource === 'nodes') {
+      // The Ready condition and the taints (`key:effect`) for node expectations and invariants.
+      const n = ev.object as Node;
+      const rc = n.status?.conditions?.find((c) => c.type === 'Ready');
+      if (rc) {
+        data.nodeReady = rc.status;
+        if (rc.reason !== undefined) data.nodeReadyReason = rc.reason;
+        if (rc.message !== undefined) data.nodeReadyMessage = rc.message;
+      }
+      data.taints = (n.spec?.taints ?? []).map((t) => `${t.key}${t.value ? `=${t.value}` : ''}:${t.effect}`);
     }
     if (resource === 'namespaces') {
       const phase = (ev.object as Namespace).status?.phase;

@@ -25,6 +25,14 @@ export interface ApiWrite {
   readonly statusReplicas?: number;
   /** Pods: every container ready (the READY column's n/n). */
   readonly ready?: true;
+  /** Pods: the `Ready` condition's status. */
+  readonly podReady?: string;
+  /** Nodes: the `Ready` condition's status, reason and message. */
+  readonly nodeReady?: string;
+  readonly nodeReadyReason?: string;
+  readonly nodeReadyMessage?: string;
+  /** Nodes: `spec.taints` as `key[=value]:effect`. */
+  readonly taints?: readonly string[];
 }
 
 export interface ApiRequest {
@@ -177,6 +185,9 @@ export class TraceModel {
             finalizers: Array.isArray(d.finalizers) ? (d.finalizers as unknown[]).map((f) => S.of(f) ?? (f as string)) : undefined,
             statusReplicas: num(d.statusReplicas),
             ...(d.ready === true ? { ready: true as const } : {}),
+            ...(d.podReady !== undefined ? { podReady: str(d.podReady) } : {}),
+            ...(d.nodeReady !== undefined ? { nodeReady: str(d.nodeReady), nodeReadyReason: str(d.nodeReadyReason), nodeReadyMessage: str(d.nodeReadyMessage) } : {}),
+            ...(Array.isArray(d.taints) ? { taints: (d.taints as unknown[]).map((x) => String(x)) } : {}),
           };
           this.writes.push(w);
           if (w.resource === 'pods') {

@@ -677,6 +677,13 @@ function wireFault(f: FaultSpec, at: number, path: (string | number)[], c: Fault
   }
 }
 
+/** The explicit cluster.nodes names (undefined when node pools are used: those are checked at run time). */
+function clusterNodeNames(sc: LoadedScenario): string[] | undefined {
+  const c = sc.doc.cluster as { nodes?: { name: string }[]; nodePools?: unknown[] };
+  if (c.nodePools && c.nodePools.length > 0) return undefined;
+  return (c.nodes ?? []).map((n) => n.name);
+}
+
 function checkExpect(e: ExpectSpec, sc: LoadedScenario, stepIds: Record<string, number>, issues: ScenarioIssue[]): void {
   const src = sc.src;
   const aliases = e.pods ?? [];
@@ -695,6 +702,19 @@ function checkExpect(e: ExpectSpec, sc: LoadedScenario, stepIds: Record<string, 
       known(who, [...base, 'rows', i]);
       if (w.pod !== undefined && who !== w.pod) issues.push(src.issue([...base, 'rows', i], `row of ${who} in an expectation about ${w.pod}'s rows only`));
     });
+  });
+  const stepRef = (since: string | undefined, path: (string | number)[]) => {
+    if (since !== undefined && since !== 'start' && stepIds[since] === undefined) issues.push(src.issue(path, `no step with id ${JSON.stringify(since)}${didYouMean(since, Object.keys(stepIds))}`));
+  };
+  const clusterNodes = clusterNodeNames(sc);
+  e.nodes?.forEach((n, i) => {
+    if (clusterNodes && !clusterNodes.includes(n.node)) issues.push(src.issue(['expect', 'nodes', i, 'node'], `no node ${JSON.stringify(n.node)} in cluster.nodes${didYouMean(n.node, clusterNodes)}`));
+    if (n.ready === undefined && n.taints === undefined) issues.push(src.issue(['expect', 'nodes', i], 'give ready: and/or taints: (what to check)'));
+    stepRef(n.since, ['expect', 'nodes', i, 'since']);
+  });
+  e.podReady?.forEach((r, i) => {
+    known(r.pod, ['expect', 'podReady', i, 'pod']);
+    stepRef(r.since, ['expect', 'podReady', i, 'since']);
   });
   e.replicaSets?.forEach((r, i) => {
     if (r.since !== undefined && stepIds[r.since] === undefined) issues.push(src.issue(['expect', 'replicaSets', i, 'since'], `no step with id ${JSON.stringify(r.since)}${didYouMean(r.since, Object.keys(stepIds))}`));

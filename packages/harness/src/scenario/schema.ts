@@ -437,6 +437,24 @@ export const zExpect = z.strictObject({
       }),
     )
     .optional(),
+  /**
+   * A Node's state at a time (`since` a step, plus `at`): its Ready condition (`True`, `False`,
+   * `Unknown`; `kubectl get nodes` prints the last two as NotReady) and, with `taints`, exactly
+   * these `key[=value]:effect` taints, in any order.
+   */
+  nodes: z
+    .array(
+      z.strictObject({
+        node: zName,
+        since: z.string().optional(),
+        at: zDuration,
+        ready: z.enum(['True', 'False', 'Unknown']).optional(),
+        taints: z.array(z.string().regex(/^[^:\s]+:(NoSchedule|PreferNoSchedule|NoExecute)$/, { message: 'expected key[=value]:effect, e.g. node.kubernetes.io/unreachable:NoExecute' })).optional(),
+      }),
+    )
+    .optional(),
+  /** A pod's `Ready` condition at a time (the node lifecycle controller's MarkPodsNotReady sets it False; READY n/n does not change). */
+  podReady: z.array(z.strictObject({ pod: z.string(), since: z.string().optional(), at: zDuration, ready: z.enum(['True', 'False']) })).optional(),
   /** What kubectl printed for a step (by id): each string appears in its output, in this order. */
   output: z.array(z.strictObject({ step: z.string().min(1), contains: z.array(z.string().min(1)).min(1) })).optional(),
   invariants: z
