@@ -11,7 +11,7 @@ import type { LatencyConfig } from '@podsim/sim';
 import { DEFAULT_EPOCH_UNIX_SECONDS, US_PER_SECOND, parseRfc3339 } from '@podsim/api';
 import { parseLabelSelector } from '@podsim/api';
 import { deleteOptionsFromFlags } from '../driver/kubectl.js';
-import { DRIVER_ACTOR, type DriverConfig, type DriverStep, type ObjectTarget, type WaitCondition } from '../driver/steps.js';
+import { DRIVER_ACTOR, type DriverConfig, type DriverStep, type ObjectTarget, type TaintStep, type WaitCondition } from '../driver/steps.js';
 import { isClusterScoped, kubectlKind, resourceOfKind } from '../driver/driver.js';
 import { INVARIANT_IDS } from '../checkers/invariants.js';
 import { didYouMean, type LoadedScenario, type LoadedStep } from './load.js';
@@ -399,6 +399,18 @@ export function compileScenario(sc: LoadedScenario, opts: PlanOptions = {}): Run
         const node = s[ls.key] as string;
         if (!nodes.includes(node)) issues.push(src.issue([...p, ls.key], `no node ${JSON.stringify(node)} in cluster.nodes${didYouMean(node, nodes)}`));
         steps.push({ ...base, kind: ls.key, node });
+        break;
+      }
+      case 'taint': {
+        const tt = s.taint as { node: string; taint: string; overwrite?: boolean };
+        if (!nodes.includes(tt.node)) issues.push(src.issue([...p, 'taint', 'node'], `no node ${JSON.stringify(tt.node)} in cluster.nodes${didYouMean(tt.node, nodes)}`));
+        const remove = tt.taint.endsWith('-');
+        const body = remove ? tt.taint.slice(0, -1) : tt.taint;
+        const [kv, effect] = body.split(':') as [string, TaintStep['effect'] | undefined];
+        const [key, value] = kv.split('=');
+        if (!remove && effect === undefined) issues.push(src.issue([...p, 'taint', 'taint'], 'a taint to add needs an effect: key[=value]:NoSchedule|PreferNoSchedule|NoExecute'));
+        if (remove && value !== undefined) issues.push(src.issue([...p, 'taint', 'taint'], 'a removal names key[:Effect]- without a value'));
+        steps.push({ ...base, kind: 'taint', node: tt.node, key, ...(value !== undefined ? { value } : {}), ...(effect !== undefined ? { effect } : {}), remove, overwrite: tt.overwrite ?? false });
         break;
       }
       case 'evict': {

@@ -192,6 +192,20 @@ export const zStepSchemas = {
       image: z.string().min(1),
     }),
   }),
+  /**
+   * `kubectl taint nodes NODE key[=value]:Effect` (add; `overwrite: true` to change a value) or
+   * `key[:Effect]-` (remove).
+   */
+  taint: z.strictObject({
+    ...zStepCommon,
+    taint: z.strictObject({
+      node: zName,
+      taint: z.string().regex(/^[A-Za-z0-9][-A-Za-z0-9_./]*(=[-A-Za-z0-9_.]*)?(:(NoSchedule|PreferNoSchedule|NoExecute))?-?$/, {
+        message: 'expected key[=value]:Effect (add) or key[:Effect]- (remove), Effect one of NoSchedule, PreferNoSchedule, NoExecute',
+      }),
+      overwrite: z.boolean().optional(),
+    }),
+  }),
   /** `kubectl cordon NODE` / `kubectl uncordon NODE`. */
   cordon: z.strictObject({ ...zStepCommon, cordon: zName }),
   uncordon: z.strictObject({ ...zStepCommon, uncordon: zName }),
