@@ -123,17 +123,28 @@ export class NodeLifecycleController {
     if (this.running) this.processNodeQueue();
   }
 
+  /** One worker over the queue; passes that need no API call finish in this loop (no recursion). */
   private processNodeQueue(): void {
     if (this.nodeWorkerBusy) return;
-    const next = this.nodeUpdateQueue.values().next();
-    if (next.done) return;
-    const name = next.value;
-    this.nodeUpdateQueue.delete(name);
     this.nodeWorkerBusy = true;
-    runSync(this.doNoScheduleTaintingPass(name), this.client.sender, () => {
-      this.nodeWorkerBusy = false;
-      this.processNodeQueue();
-    });
+    for (;;) {
+      const next = this.nodeUpdateQueue.values().next();
+      if (next.done) {
+        this.nodeWorkerBusy = false;
+        return;
+      }
+      this.nodeUpdateQueue.delete(next.value);
+      let inline = true;
+      let finished = false;
+      runSync(this.doNoScheduleTaintingPass(next.value), this.client.sender, () => {
+        finished = true;
+        if (inline) return;
+        this.nodeWorkerBusy = false;
+        this.processNodeQueue();
+      });
+      inline = false;
+      if (!finished) return;
+    }
   }
 
   /** `doNoScheduleTaintingPass`: condition (and unschedulable) NoSchedule taints follow the status. */
