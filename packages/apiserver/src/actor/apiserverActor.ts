@@ -70,6 +70,7 @@ export function createActor(_id: string, config: unknown): Actor {
       // The pod's Ready condition (MarkPodsNotReady sets it False and leaves the containers alone).
       const rc = p.status?.conditions?.find((c) => c.type === 'Ready');
       if (rc) data.podReady = rc.status;
+      if (p.status?.reason !== undefined) data.reason = p.status.reason;
     }
     if (resource === 'nodes') {
       // The Ready condition and the taints (`key:effect`) for node expectations and invariants.

@@ -562,6 +562,90 @@ export const INVARIANTS: readonly Invariant[] = [
       return out;
     },
   },
+  // ---- node lifecycle (spec node-lifecycle.md §8) -------------------------------------------------
+  {
+    id: 'node-unknown-after-grace',
+    spec: 'NL §8.1, §8.2',
+    title: "a Node's Ready condition turns Unknown only ≥ 40 s (nodeMonitorGracePeriod) after its last heartbeat (Lease or status write), with reason NodeStatusUnknown / NodeStatusNeverUpdated and upstream's message",
+    check(m) {
+      const out: Violation[] = [];
+      const lastAlive = new Map<string, number>();
+      const lastReady = new Map<string, string | undefined>();
+      for (const w of m.writes) {
+        if (w.resource === 'leases' && w.event !== 'DELETED') {
+          lastAlive.set(w.name, w.t);
+          continue;
+        }
+        if (w.resource !== 'nodes') continue;
+        const prev = lastReady.get(w.name);
+        lastReady.set(w.name, w.nodeReady);
+        if (w.event === 'ADDED' || (w.nodeReady === 'True' && prev !== 'True')) lastAlive.set(w.name, w.t);
+        if (w.nodeReady !== 'Unknown' || prev === 'Unknown' || w.event !== 'MODIFIED') continue;
+        const alive = lastAlive.get(w.name) ?? 0;
+        if (w.t - alive < 40 * US_PER_SECOND) {
+          out.push({ invariant: this.id, t: w.t, message: `node ${w.name} Ready=Unknown ${sec(w.t - alive)} after its last heartbeat (nodeMonitorGracePeriod is 40s)` });
+        }
+        const okText =
+          (w.nodeReadyReason === 'NodeStatusUnknown' && w.nodeReadyMessage === 'Kubelet stopped posting node status.') ||
+          (w.nodeReadyReason === 'NodeStatusNeverUpdated' && w.nodeReadyMessage === 'Kubelet never posted node status.');
+        if (!okText) out.push({ invariant: this.id, t: w.t, message: `node ${w.name} Ready=Unknown with reason ${JSON.stringify(w.nodeReadyReason)} / message ${JSON.stringify(w.nodeReadyMessage)}` });
+      }
+      return out;
+    },
+  },
+  {
+    id: 'noexecute-condition-taints-exclusive',
+    spec: 'NL §8.3',
+    title: 'a Node does not keep both unreachable:NoExecute and not-ready:NoExecute (a swap adds one and removes the other within its tainting step)',
+    check(m) {
+      const out: Violation[] = [];
+      const both = (w: ApiWrite) => (w.taints ?? []).includes('node.kubernetes.io/unreachable:NoExecute') && (w.taints ?? []).includes('node.kubernetes.io/not-ready:NoExecute');
+      const since = new Map<string, number>();
+      const check = (name: string, t: number) => {
+        const s0 = since.get(name);
+        if (s0 !== undefined && t - s0 > US_PER_SECOND) out.push({ invariant: this.id, t, message: `node ${name} carried both unreachable:NoExecute and not-ready:NoExecute for ${sec(t - s0)}` });
+      };
+      for (const w of m.writes) {
+        if (w.resource !== 'nodes') continue;
+        if (both(w)) {
+          if (!since.has(w.name)) since.set(w.name, w.t);
+        } else {
+          check(w.name, w.t);
+          since.delete(w.name);
+        }
+      }
+      const end = m.writes.at(-1)?.t ?? 0;
+      for (const name of since.keys()) check(name, end);
+      return out;
+    },
+  },
+  {
+    id: 'controller-delete-no-grace-override',
+    spec: 'NL §8.7',
+    title: "the controller manager's pod DELETEs carry no grace period but 0 (taint-manager evictions use the pod's own terminationGracePeriodSeconds; pod GC forces 0)",
+    check(m) {
+      const out: Violation[] = [];
+      for (const r of m.requests) {
+        if (r.verb !== 'delete' || r.resource !== 'pods' || r.client !== 'kube-controller-manager') continue;
+        if (r.gracePeriodSeconds !== undefined && r.gracePeriodSeconds !== 0) {
+          out.push({ invariant: this.id, t: r.t, message: `kube-controller-manager deleted ${r.namespace}/${r.name} with gracePeriodSeconds ${r.gracePeriodSeconds}` });
+        }
+      }
+      return out;
+    },
+  },
+  {
+    id: 'no-node-lost-reason',
+    spec: 'NL §8.8, §3.10',
+    title: 'taint-based eviction never sets status.reason NodeLost (kubectl prints Terminating, not Unknown)',
+    check(m) {
+      const out: Violation[] = [];
+      for (const w of m.writes) {
+        if (w.resource === 'pods' && w.reason === 'NodeLost') out.push({ invariant: this.id, t: w.t, message: `pod ${w.namespace}/${w.name} has status.reason NodeLost` });
+      }
+      return out;
+    },
+  },
 ];
 
 /** Ids of every checker, for `expect.invariants.allow` validation. */

@@ -27,6 +27,8 @@ export interface ApiWrite {
   readonly ready?: true;
   /** Pods: the `Ready` condition's status. */
   readonly podReady?: string;
+  /** Pods: `status.reason` (e.g. Evicted; NodeLost only from the legacy eviction path). */
+  readonly reason?: string;
   /** Nodes: the `Ready` condition's status, reason and message. */
   readonly nodeReady?: string;
   readonly nodeReadyReason?: string;
@@ -186,6 +188,7 @@ export class TraceModel {
             statusReplicas: num(d.statusReplicas),
             ...(d.ready === true ? { ready: true as const } : {}),
             ...(d.podReady !== undefined ? { podReady: str(d.podReady) } : {}),
+            ...(d.reason !== undefined ? { reason: str(d.reason) } : {}),
             ...(d.nodeReady !== undefined ? { nodeReady: str(d.nodeReady), nodeReadyReason: str(d.nodeReadyReason), nodeReadyMessage: str(d.nodeReadyMessage) } : {}),
             ...(Array.isArray(d.taints) ? { taints: (d.taints as unknown[]).map((x) => String(x)) } : {}),
           };
