@@ -11,7 +11,7 @@ import type { ResourceName, Subresource } from '@podsim/api';
 export interface ServedResource {
   readonly resource: ResourceName;
   /** API group ('' for core). */
-  readonly group: '' | 'apps' | 'policy';
+  readonly group: '' | 'apps' | 'policy' | 'coordination.k8s.io';
   readonly version: 'v1';
   readonly kind: string;
   readonly singular: string;
@@ -126,6 +126,18 @@ export const SERVED_RESOURCES: readonly ServedResource[] = [
     categories: [],
     verbs: ALL_VERBS,
     subresources: [{ name: 'status', verbs: ['get', 'patch', 'update'], group: 'policy', kind: 'PodDisruptionBudget' }],
+  },
+  {
+    resource: 'leases',
+    group: 'coordination.k8s.io',
+    version: 'v1',
+    kind: 'Lease',
+    singular: 'lease',
+    namespaced: true,
+    shortNames: [],
+    categories: [],
+    verbs: ALL_VERBS,
+    subresources: [],
   },
 ];
 
@@ -260,6 +272,7 @@ export function openApiV3Root(): unknown {
       'api/v1': { serverRelativeURL: '/openapi/v3/api/v1' },
       'apis/apps/v1': { serverRelativeURL: '/openapi/v3/apis/apps/v1' },
       'apis/policy/v1': { serverRelativeURL: '/openapi/v3/apis/policy/v1' },
+      'apis/coordination.k8s.io/v1': { serverRelativeURL: '/openapi/v3/apis/coordination.k8s.io/v1' },
     },
   };
 }
@@ -272,7 +285,8 @@ export function openApiV3Root(): unknown {
  * other paths.
  */
 export function openApiV3Doc(path: string): unknown {
-  const group = path === 'api/v1' ? '' : path === 'apis/apps/v1' ? 'apps' : path === 'apis/policy/v1' ? 'policy' : undefined;
+  const group =
+    path === 'api/v1' ? '' : path === 'apis/apps/v1' ? 'apps' : path === 'apis/policy/v1' ? 'policy' : path === 'apis/coordination.k8s.io/v1' ? 'coordination.k8s.io' : undefined;
   if (group === undefined) return undefined;
   const paths: Record<string, unknown> = {};
   for (const r of groupResources(group)) {
