@@ -109,7 +109,10 @@ export function createActor(_id: string, config: unknown): Actor {
     const res = core.handle(req, env.from, requestContext(ctx, core));
     ctx.reply(env, res);
     ctx.count('api.requests');
-    if (traceOn && ctx.tracing('api.request')) {
+    // A kubelet's Lease renewal (one per node per ~10 s) is traced by its api.write alone; only a
+    // failed lease request gets an api.request record (idle clusters would hold one per renewal).
+    const leaseOk = res.code < 300 && (req as { resource?: string }).resource === 'leases';
+    if (traceOn && !leaseOk && ctx.tracing('api.request')) {
       const r = req as ApiRequest & { resource?: string; namespace?: string; name?: string; subresource?: string };
       // A create names its object in the body (or the server generated the name).
       const created = req.type === 'ApiCreate' && !req.name ? ((res.code === 201 ? (res.body as Pod) : req.object).metadata?.name ?? '') : undefined;
