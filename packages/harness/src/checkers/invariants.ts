@@ -566,29 +566,47 @@ export const INVARIANTS: readonly Invariant[] = [
   {
     id: 'node-unknown-after-grace',
     spec: 'NL §8.1, §8.2',
-    title: "a Node's Ready condition turns Unknown only ≥ 40 s (nodeMonitorGracePeriod) after its last heartbeat (Lease or status write), with reason NodeStatusUnknown / NodeStatusNeverUpdated and upstream's message",
+    title:
+      "a Node's Ready condition turns Unknown only when the node lifecycle controller, by its own clock, has seen no heartbeat for its grace (≥ 40 s nodeMonitorGracePeriod; 60 s startup), never < 40 s after a heartbeat it had seen, and with reason NodeStatusUnknown / NodeStatusNeverUpdated and upstream's message",
     check(m) {
       const out: Violation[] = [];
-      const lastAlive = new Map<string, number>();
+      // The controller's own account: the probe time it judged by. A heartbeat written but still
+      // on its way to the controller's informer (or lost with a broken watch) is not "seen": the
+      // controller is right to go by what it has (upstream reads its informer cache too).
+      for (const u of m.nodeHealthUpdates) {
+        if (u.to !== 'Unknown') continue;
+        if (u.graceUs < 40 * US_PER_SECOND) out.push({ invariant: this.id, t: u.t, message: `node ${u.node}: grace ${sec(u.graceUs)} below nodeMonitorGracePeriod 40s` });
+        if (!(u.t - u.probeUs > u.graceUs - US_PER_SECOND / 100)) {
+          out.push({ invariant: this.id, t: u.t, message: `node ${u.node} set Unknown ${sec(u.t - u.probeUs)} after the controller's last probe (grace ${sec(u.graceUs)})` });
+        }
+      }
+      // From the outside: the heartbeats before the controller's probe time were seen by it, so
+      // Unknown never comes < 40 s after the last heartbeat written before that probe.
+      const probeOf = new Map<number, number>();
+      for (const u of m.nodeHealthUpdates) if (u.to === 'Unknown') probeOf.set(u.t, u.probeUs);
+      const lastAlive = new Map<string, number[]>();
       const lastReady = new Map<string, string | undefined>();
       for (const w of m.writes) {
         if (w.resource === 'leases' && w.event !== 'DELETED') {
-          lastAlive.set(w.name, w.t);
+          push(lastAlive, w.name, w.t);
           continue;
         }
         if (w.resource !== 'nodes') continue;
         const prev = lastReady.get(w.name);
         lastReady.set(w.name, w.nodeReady);
-        if (w.event === 'ADDED' || (w.nodeReady === 'True' && prev !== 'True')) lastAlive.set(w.name, w.t);
+        if (w.event === 'ADDED' || (w.nodeReady === 'True' && prev !== 'True')) push(lastAlive, w.name, w.t);
         if (w.nodeReady !== 'Unknown' || prev === 'Unknown' || w.event !== 'MODIFIED') continue;
-        const alive = lastAlive.get(w.name) ?? 0;
-        if (w.t - alive < 40 * US_PER_SECOND) {
-          out.push({ invariant: this.id, t: w.t, message: `node ${w.name} Ready=Unknown ${sec(w.t - alive)} after its last heartbeat (nodeMonitorGracePeriod is 40s)` });
-        }
         const okText =
           (w.nodeReadyReason === 'NodeStatusUnknown' && w.nodeReadyMessage === 'Kubelet stopped posting node status.') ||
           (w.nodeReadyReason === 'NodeStatusNeverUpdated' && w.nodeReadyMessage === 'Kubelet never posted node status.');
         if (!okText) out.push({ invariant: this.id, t: w.t, message: `node ${w.name} Ready=Unknown with reason ${JSON.stringify(w.nodeReadyReason)} / message ${JSON.stringify(w.nodeReadyMessage)}` });
+        // The controller's probe for this write (its PUT is answered at the write's instant), else
+        // the write time itself minus the 1 s a watch event may still be travelling.
+        const probe = nearestProbe(probeOf, w.t) ?? w.t - US_PER_SECOND;
+        const seen = (lastAlive.get(w.name) ?? []).filter((t) => t <= probe).at(-1) ?? 0;
+        if (w.t - seen < 40 * US_PER_SECOND) {
+          out.push({ invariant: this.id, t: w.t, message: `node ${w.name} Ready=Unknown ${sec(w.t - seen)} after a heartbeat the controller had seen (nodeMonitorGracePeriod is 40s)` });
+        }
       }
       return out;
     },
@@ -647,6 +665,26 @@ export const INVARIANTS: readonly Invariant[] = [
     },
   },
 ];
+
+function push<K, V>(m: Map<K, V[]>, k: K, v: V): void {
+  const l = m.get(k);
+  if (l) l.push(v);
+  else m.set(k, [v]);
+}
+
+/** The probe time of the controller's Unknown update traced within 5 ms after the write at `t` (its PUT's reply). */
+function nearestProbe(probeOf: ReadonlyMap<number, number>, t: number): number | undefined {
+  let best: number | undefined;
+  let bestDt = Infinity;
+  for (const [ut, p] of probeOf) {
+    const dt = ut - t;
+    if (dt >= 0 && dt <= 5000 && dt < bestDt) {
+      best = p;
+      bestDt = dt;
+    }
+  }
+  return best;
+}
 
 /** Ids of every checker, for `expect.invariants.allow` validation. */
 export const INVARIANT_IDS: readonly string[] = INVARIANTS.map((i) => i.id);

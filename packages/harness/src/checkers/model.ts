@@ -130,6 +130,8 @@ export class TraceModel {
   /** Spans by kind (`kubelet.sync`, `kubelet.killPod`, `kubelet.killContainer`, `kubelet.preStop`). */
   readonly spans = new Map<string, Span[]>();
   readonly finalDeletes: Array<{ t: number; actor: string; podUid: string; pod?: string; namespace?: string; code?: number }> = [];
+  /** The node lifecycle controller's Ready transitions (`controller.nodelifecycle.status`): its own probe time and grace, µs. */
+  readonly nodeHealthUpdates: Array<{ t: number; node: string; to?: string; probeUs: number; graceUs: number; code?: number }> = [];
   readonly watchRows: TraceRecord[] = [];
   readonly driverSteps: TraceRecord[] = [];
   /** Crash and restart times per actor id. */
@@ -261,6 +263,14 @@ export class TraceModel {
             p.exitCode = num(d.exitCode);
             p.reason = str(d.reason);
           }
+          break;
+        }
+        case 'controller.nodelifecycle.status': {
+          const probeUs = num(d.probeUs);
+          const graceUs = num(d.graceUs);
+          const node = str(d.node);
+          if (probeUs === undefined || graceUs === undefined || !node) break;
+          this.nodeHealthUpdates.push({ t: r.t, node, to: str(d.to), probeUs, graceUs, code: num(d.code) });
           break;
         }
         case 'kubelet.finalDelete': {
