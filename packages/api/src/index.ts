@@ -19,6 +19,7 @@ export * from './k8s/batch.js';
 export * from './k8s/apps-daemonset.js';
 export * from './k8s/apps-statefulset.js';
 export * from './k8s/discovery.js';
+export * from './k8s/coordination.js';
 export * from './protocol/apiserver.js';
 export * as cri from './protocol/cri.js';
 export { runtimeActorId, kubeletActorId } from './protocol/cri.js';

@@ -106,6 +106,12 @@ export class Clock {
     }
     return this.lastFormatted;
   }
+  /** Virtual µs → `metav1.MicroTime` (RFC 3339 with six fractional digits, as Lease `renewTime`). */
+  formatMicro(t: VirtualTime): string {
+    const base = this.format(t);
+    const us = ((t % US_PER_SECOND) + US_PER_SECOND) % US_PER_SECOND;
+    return `${base.slice(0, -1)}.${String(us).padStart(6, '0')}Z`;
+  }
   /** RFC 3339 → virtual µs (may be negative for instants before the epoch); undefined if malformed. */
   parse(text: string): VirtualTime | undefined {
     if (text !== this.lastParsedText || text === '') {

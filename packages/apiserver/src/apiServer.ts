@@ -64,6 +64,7 @@ import { deploymentStatusStrategy, deploymentStrategy } from './registry/deploym
 import { eventStrategy } from './registry/eventStrategy.js';
 import { deleteNamespace, shouldDeleteNamespaceDuringUpdate } from './registry/namespaceRest.js';
 import { namespaceFinalizeStrategy, namespaceStatusStrategy, namespaceStrategy } from './registry/namespaceStrategy.js';
+import { leaseStrategy } from './registry/leaseStrategy.js';
 import { nodeStatusStrategy, nodeStrategy } from './registry/nodeStrategy.js';
 import { podDisruptionBudgetStatusStrategy, podDisruptionBudgetStrategy } from './registry/podDisruptionBudgetStrategy.js';
 import { podStatusStrategy, podStrategy } from './registry/podStrategy.js';
@@ -92,7 +93,7 @@ import { Cacher, type WatchDelivery, type Watcher } from './watch/cacher.js';
 export interface ApiServerConfig {
   /** Events kept for watch-from-resourceVersion (410 Expired beyond). Default 10,000. */
   readonly historySize?: number;
-  /** Namespaces that exist at start. Default `['default', 'kube-system']`. */
+  /** Namespaces that exist at start. Default `['default', 'kube-node-lease', 'kube-system']`. */
   readonly namespaces?: readonly string[];
   /**
    * Virtual µs each request occupies the (single) request processor; 0 = answer instantly.
@@ -153,6 +154,7 @@ const KIND_OF_PREFIX: Record<string, ResourceName> = {
   services: 'services',
   endpoints: 'endpoints',
   endpointslices: 'endpointslices',
+  leases: 'leases',
 };
 
 function notFoundResource(): Status {
@@ -271,6 +273,19 @@ export class ApiServer {
       scalable: false,
     });
     add({
+      name: 'leases',
+      store: mk({
+        resource: { group: 'coordination.k8s.io', resource: 'leases' },
+        kind: 'Lease',
+        apiVersion: 'coordination.k8s.io/v1',
+        listKind: 'LeaseList',
+        keyPrefix: '/registry/leases',
+        strategy: leaseStrategy as RESTStrategy,
+        returnDeletedObject: false,
+      }),
+      scalable: false,
+    });
+    add({
       name: 'statefulsets',
       store: apps('statefulsets', 'StatefulSet', statefulSetStrategy as RESTStrategy),
       statusStore: apps('statefulsets', 'StatefulSet', statefulSetStatusStrategy as RESTStrategy),
@@ -324,7 +339,7 @@ export class ApiServer {
 
   /** Creates the configured namespaces (call once, at start). */
   bootstrap(rctx: RequestContext): void {
-    for (const ns of this.config.namespaces ?? ['default', 'kube-system']) {
+    for (const ns of this.config.namespaces ?? ['default', 'kube-node-lease', 'kube-system']) {
       const r = this.resources.get('namespaces')!.store.create(rctx, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
       if (isStatus(r)) throw new Error(`bootstrap namespace ${ns}: ${r.message}`);
     }

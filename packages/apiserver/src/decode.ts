@@ -337,6 +337,9 @@ const KINDS: Readonly<Record<string, Struct>> = {
   Scale: top('v1.Scale', { spec: struct('v1.ScaleSpec', { replicas: 'int32' }), status: struct('v1.ScaleStatus', { replicas: 'int32', selector: 'string' }) }),
   Binding: top('v1.Binding', { target: objectReference }),
   Eviction: top('v1.Eviction', { deleteOptions: deleteOptionsShape }),
+  Lease: top('v1.Lease', {
+    spec: struct('v1.LeaseSpec', { holderIdentity: 'string', leaseDurationSeconds: 'int32', acquireTime: 'time', renewTime: 'time', leaseTransitions: 'int32' }),
+  }),
   PodDisruptionBudget: top('v1.PodDisruptionBudget', {
     spec: struct('v1.PodDisruptionBudgetSpec', { minAvailable: 'intOrString', selector: labelSelector, maxUnavailable: 'intOrString' }),
     status: struct('v1.PodDisruptionBudgetStatus', {

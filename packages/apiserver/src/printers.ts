@@ -14,6 +14,7 @@ import type {
   EndpointSlice,
   Endpoints,
   Service,
+  Lease,
   PodDisruptionBudget,
   Clock,
   ContainerStatus,
@@ -437,6 +438,18 @@ export function printPodDisruptionBudget(pdb: PodDisruptionBudget, nowUs: Virtua
   };
 }
 
+/** `leaseColumnDefinitions`: NAME HOLDER AGE. */
+export const LEASE_COLUMNS: readonly TableColumnDefinition[] = [
+  col('Name', 'string', DOC_NAME, 0, 'name'),
+  col('Holder', 'string', 'holderIdentity contains the identity of the holder of a current lease.'),
+  col('Age', 'string', DOC_CREATION),
+];
+
+/** `printLease`: NAME HOLDER AGE (an unset holder prints as an empty cell, as upstream's `*string` deref). */
+export function printLease(l: Lease, nowUs: VirtualTime, clock: Clock): PrintedRow {
+  return { cells: [l.metadata.name ?? '', l.spec?.holderIdentity ?? '', translateTimestampSince(l.metadata.creationTimestamp, nowUs, clock)] };
+}
+
 /** `jobColumnDefinitions`. */
 export const JOB_COLUMNS: readonly TableColumnDefinition[] = [
   col('Name', 'string', DOC_NAME, 0, 'name'),
@@ -614,6 +627,7 @@ export const PRINTERS: Readonly<Record<string, PrinterEntry>> = {
   services: { columns: SERVICE_COLUMNS, print: (o, n, c) => printService(o as Service, n, c, (ts) => translateTimestampSince(ts, n, c)) },
   endpoints: { columns: ENDPOINTS_COLUMNS, print: (o, n, c) => printEndpoints(o as Endpoints, (ts) => translateTimestampSince(ts, n, c)) },
   endpointslices: { columns: ENDPOINTSLICE_COLUMNS, print: (o, n, c) => printEndpointSlice(o as EndpointSlice, (ts) => translateTimestampSince(ts, n, c)) },
+  leases: { columns: LEASE_COLUMNS, print: (o, n, c) => printLease(o as Lease, n, c) },
 };
 
 /** `meta.AsPartialObjectMetadata`. */

@@ -17,7 +17,10 @@ function createPdb(at: number, p: PodDisruptionBudget): Step {
   return { at, req: { type: 'ApiCreate', resource: 'poddisruptionbudgets', namespace: 'default', object: p }, label: `create pdb ${p.metadata.name}` };
 }
 
-/** Evicts the n-th running pod (by name) that is not deleting. */
+/**
+ * Evicts the n-th running pod (by name) that is not deleting (a Pending replacement would be
+ * evicted without consulting the budget, so it is skipped).
+ */
 function evictNth(at: number, n: number, label: string): Step {
   return {
     at,

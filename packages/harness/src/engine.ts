@@ -19,8 +19,26 @@ export type EngineKind = 'threads' | 'local';
  * left out; every record is still folded into the trace digest whether collected or not.
  * `reflector.*` (re-lists and re-watches after a watch timeout or a lost connection) is rare and
  * shows in a replayed pod's timeline.
+ * `controller.nodelifecycle.*` / `controller.taintManager.*` (status, taints, evictions) are rare too.
  */
-export const HARNESS_TRACE_KINDS: readonly string[] = ['api.', 'cri.start', 'cri.signal', 'cri.exit', 'cri.exec', 'cri.network', 'proxy.', 'kubelet.', 'engine.', 'fault.', 'driver.', 'reflector.', 'controller.sts.create', 'controller.sts.delete'];
+export const HARNESS_TRACE_KINDS: readonly string[] = [
+  'api.',
+  'cri.start',
+  'cri.signal',
+  'cri.exit',
+  'cri.exec',
+  'cri.network',
+  'proxy.',
+  'kubelet.',
+  'engine.',
+  'fault.',
+  'driver.',
+  'reflector.',
+  'controller.sts.create',
+  'controller.sts.delete',
+  'controller.nodelifecycle.',
+  'controller.taintManager.',
+];
 
 export interface EngineOptions {
   readonly engine?: EngineKind;

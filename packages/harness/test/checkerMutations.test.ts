@@ -240,6 +240,42 @@ const PLANTED: Array<[string, string, (x: Trace) => void, string[]]> = [
     ['proxy-routes-ready-only'],
   ],
   ['proxy-sync-rate', 'three syncs within 20 µs on one node (burst 2, min sync 1 s)', (x) => svc(x, () => [sync(S, []), sync(S + 10, []), sync(S + 20, [])]), ['proxy-sync-rate']],
+  [
+    'node-unknown-after-grace',
+    "the node's Ready condition is written Unknown 5 s after the kubelet's last lease renewal",
+    (x) => {
+      const lease = x.r.filter((r) => r.kind === 'api.write' && r.data.resource === 'leases').at(-1)!;
+      x.add({ t: lease.t + 5 * S, actor: 'apiserver', kind: 'api.write', data: { event: 'MODIFIED', resource: 'nodes', namespace: '', name: 'node-1', uid: 'n1', rv: '999999', nodeReady: 'Unknown', nodeReadyReason: 'NodeStatusUnknown', nodeReadyMessage: 'Kubelet stopped posting node status.', taints: [] } });
+    },
+    ['node-unknown-after-grace'],
+  ],
+  [
+    'noexecute-condition-taints-exclusive',
+    'the node keeps both unreachable:NoExecute and not-ready:NoExecute to the end of the run',
+    (x) => {
+      // The node's last write (its registration or a status PATCH) shows both taints; none follows.
+      const w = x.r.filter((r) => r.kind === 'api.write' && r.data.resource === 'nodes').at(-1)!;
+      w.data.taints = ['node.kubernetes.io/unreachable:NoExecute', 'node.kubernetes.io/not-ready:NoExecute'];
+    },
+    ['noexecute-condition-taints-exclusive'],
+  ],
+  [
+    'controller-delete-no-grace-override',
+    'the controller manager deletes a pod with gracePeriodSeconds 5 (a taint-manager eviction must use the pod\'s own grace)',
+    (x) => {
+      const d = x.find('api.request', { verb: 'delete', resource: 'pods', client: 'driver' });
+      x.add({ t: d.t + 1, actor: 'apiserver', kind: 'api.request', data: { ...d.data, client: 'kube-controller-manager', gracePeriodSeconds: 5 } });
+    },
+    ['controller-delete-no-grace-override'],
+  ],
+  [
+    'no-node-lost-reason',
+    'a pod status write carries reason NodeLost (the legacy eviction path, not 1.22 taint mode)',
+    (x) => {
+      x.statusAfterExit().data.reason = 'NodeLost';
+    },
+    ['no-node-lost-reason'],
+  ],
 ];
 
 type SliceEp = [string, boolean, boolean, boolean];

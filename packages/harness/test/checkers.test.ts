@@ -192,6 +192,41 @@ const broken: Array<[string, (r: R[]) => void, string[]]> = [
   ['the slice lists the pod 6 s after it was DELETED', (r) => r.push(svcR(0), sliceR(20 * S, [['u1', false, false, true]])), ['slice-drops-deleted-pods']],
   ["a node's rules target the pod 6 s after its slice marked it not ready", (r) => r.push(svcR(0), sliceR(10 * S, [['u1', false, true, true]]), syncR(16 * S, [['10.224.0.2', 'u1']])), ['proxy-routes-ready-only']],
   ['three syncs within 20 µs on one node', (r) => r.push(syncR(S, []), syncR(S + 10, []), syncR(S + 20, [])), ['proxy-sync-rate']],
+  [
+    'a node turns Unknown 10 s after it was registered',
+    (r) => {
+      r.push({ t: 15 * S, actor: 'apiserver', kind: 'api.write', data: { event: 'ADDED', resource: 'nodes', namespace: '', name: 'node-1', uid: 'n1', rv: '50', nodeReady: 'True', taints: [] } });
+      r.push({ t: 25 * S, actor: 'apiserver', kind: 'api.write', data: { event: 'MODIFIED', resource: 'nodes', namespace: '', name: 'node-1', uid: 'n1', rv: '51', nodeReady: 'Unknown', nodeReadyReason: 'NodeStatusUnknown', nodeReadyMessage: 'Kubelet stopped posting node status.', taints: [] } });
+    },
+    ['node-unknown-after-grace'],
+  ],
+  [
+    'a node turns Unknown 50 s after its lease, but with the kubelet NotReady reason',
+    (r) => {
+      r.push({ t: 15 * S, actor: 'apiserver', kind: 'api.write', data: { event: 'ADDED', resource: 'leases', namespace: 'kube-node-lease', name: 'node-1', uid: 'l1', rv: '50' } });
+      r.push({ t: 65 * S, actor: 'apiserver', kind: 'api.write', data: { event: 'MODIFIED', resource: 'nodes', namespace: '', name: 'node-1', uid: 'n1', rv: '51', nodeReady: 'Unknown', nodeReadyReason: 'KubeletNotReady', nodeReadyMessage: 'x', taints: [] } });
+    },
+    ['node-unknown-after-grace'],
+  ],
+  [
+    'a node keeps both NoExecute condition taints for 5 s',
+    (r) => {
+      const both = ['node.kubernetes.io/unreachable:NoExecute', 'node.kubernetes.io/not-ready:NoExecute'];
+      r.push({ t: 15 * S, actor: 'apiserver', kind: 'api.write', data: { event: 'ADDED', resource: 'nodes', namespace: '', name: 'node-1', uid: 'n1', rv: '50', nodeReady: 'True', taints: both } });
+      r.push({ t: 20 * S, actor: 'apiserver', kind: 'api.write', data: { event: 'MODIFIED', resource: 'nodes', namespace: '', name: 'node-1', uid: 'n1', rv: '51', nodeReady: 'True', taints: [] } });
+    },
+    ['noexecute-condition-taints-exclusive'],
+  ],
+  [
+    'the controller manager deletes a pod with a grace override',
+    (r) => r.push({ t: 10 * S, actor: 'apiserver', kind: 'api.request', data: { verb: 'delete', resource: 'pods', namespace: 'default', name: 'p', code: 200, client: 'kube-controller-manager', gracePeriodSeconds: 10 } }),
+    ['controller-delete-no-grace-override'],
+  ],
+  [
+    'a pod write carries status.reason NodeLost',
+    (r) => (r[at(r, (x) => x.kind === 'api.write' && x.data?.rv === '20')].data!.reason = 'NodeLost'),
+    ['no-node-lost-reason'],
+  ],
 ];
 
 /** Services records (no rv: they stay out of the pod-write checkers' view). */

@@ -18,8 +18,11 @@ export interface KubeletEnv {
   cancelTimer(handle: number): void;
   /** One CRI call to this node's runtime; `cb` gets the reply (`error` set on failure). */
   cri<K extends cri.CriRequest['type']>(req: CriRequestOf<K>, cb: (res: cri.CriResultOf[K]) => void): void;
-  /** One raw apiserver call (callers go through the rate-limited `ApiClient`). */
-  api(req: ApiRequest, cb: (res: ApiResult) => void): void;
+  /**
+   * One raw apiserver call (callers go through the rate-limited `ApiClient`). `timeoutUs`
+   * overrides the client timeout (the heartbeat client's is 10 s); 504 after it.
+   */
+  api(req: ApiRequest, cb: (res: ApiResult) => void, timeoutUs?: number): void;
   /** `wait.Jitter(d, factor)`: d + rand·factor·d, from the kubelet's seeded jitter stream. */
   jitter(d: number, factor: number): number;
   /** A seeded stream for one purpose (`ctx.stream(name)`). */

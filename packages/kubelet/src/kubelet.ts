@@ -16,6 +16,7 @@ import type { KubeletEnv } from './env.js';
 import { EventRecorder } from './events.js';
 import type { KubeletConfig } from './kubeletConfig.js';
 import { killPod, type KillDeps } from './kuberuntime/killPod.js';
+import { NodeLeaseController } from './nodeLease.js';
 import { getPodStatus } from './kuberuntime/runtimeStatus.js';
 import { Backoff, ERR_CRASH_LOOP_BACK_OFF, ERR_IMAGE_PULL_BACK_OFF, syncPodRuntime, type RuntimeSyncDeps } from './kuberuntime/syncPod.js';
 import { GenericPLEG, type PodLifecycleEvent } from './pleg/generic.js';
@@ -25,6 +26,17 @@ import { ProberManager, type ProbeResult, type ProbeType } from './prober/prober
 import { generateAPIPodStatus } from './status/generateStatus.js';
 import { StatusManager } from './status/statusManager.js';
 import { VolumeManager } from './volumemanager/volumeManager.js';
+
+/**
+ * The node conditions the kubelet posts (`nodestatus.MemoryPressureCondition`,
+ * `DiskPressureCondition`, `PIDPressureCondition`, `ReadyCondition`; times added per sync).
+ */
+const NODE_CONDITIONS = [
+  { type: 'MemoryPressure', status: 'False', reason: 'KubeletHasSufficientMemory', message: 'kubelet has sufficient memory available' },
+  { type: 'DiskPressure', status: 'False', reason: 'KubeletHasNoDiskPressure', message: 'kubelet has no disk pressure' },
+  { type: 'PIDPressure', status: 'False', reason: 'KubeletHasSufficientPID', message: 'kubelet has sufficient PID available' },
+  { type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status' },
+] as const;
 
 export class Kubelet implements PodSyncer {
   readonly client: ApiClient;
@@ -50,7 +62,8 @@ export class Kubelet implements PodSyncer {
   private firstRelistDone = false;
   private nodeRegistered = false;
   private lastNodeStatusReport = -1;
-  private lastNodeStatus: unknown;
+  /** The Node Lease heartbeat (component-helpers lease controller). */
+  readonly nodeLease: NodeLeaseController;
 
   constructor(
     readonly env: KubeletEnv,
@@ -96,6 +109,20 @@ export class Kubelet implements PodSyncer {
       onResult: (probeType, pod, cid, result) => this.onProbeResult(probeType, pod, cid, result),
       event: (pod, type, reason, message, fieldPath) => this.recorder.event(pod, type, reason, message, fieldPath),
     });
+    this.nodeLease = new NodeLeaseController(
+      {
+        now: () => env.now(),
+        formatMicro: (t) => env.clock.formatMicro(t),
+        setTimer: (d, fn) => void env.setTimer(d, fn),
+        // Its own stream, so the heartbeat leaves every other kubelet draw unchanged.
+        jitter: (d, f) => env.stream('nodeLease').jitter(d, f),
+        send: (req, cb) => env.api(req, cb, config.heartbeatTimeoutUs),
+        onRepeatedHeartbeatFailure: () => env.count('kubelet.heartbeatFailures'),
+        trace: (kind, msg, data) => env.trace(kind, msg, data),
+      },
+      config.nodeName,
+      config.nodeLeaseDurationSeconds,
+    );
     this.volumeManager = new VolumeManager(env, config.volumeUnmount, config.volumeUnmountByName, config.waitForUnmountTimeoutUs);
     this.runtimeDeps = {
       ...this.killDeps,
@@ -124,6 +151,7 @@ export class Kubelet implements PodSyncer {
     });
     every(this.config.containerGCPeriodUs, () => this.garbageCollectContainers());
     every(this.config.nodeStatusUpdateFrequencyUs, () => this.syncNodeStatus());
+    this.nodeLease.start();
   }
 
   /** One ApiWatchEvent for this kubelet. */
@@ -159,12 +187,7 @@ export class Kubelet implements PodSyncer {
       status: {
         capacity: cap,
         allocatable: cap,
-        conditions: [
-          { type: 'MemoryPressure', status: 'False', lastHeartbeatTime: now, lastTransitionTime: now, reason: 'KubeletHasSufficientMemory', message: 'kubelet has sufficient memory available' },
-          { type: 'DiskPressure', status: 'False', lastHeartbeatTime: now, lastTransitionTime: now, reason: 'KubeletHasNoDiskPressure', message: 'kubelet has no disk pressure' },
-          { type: 'PIDPressure', status: 'False', lastHeartbeatTime: now, lastTransitionTime: now, reason: 'KubeletHasSufficientPID', message: 'kubelet has sufficient PID available' },
-          { type: 'Ready', status: 'True', lastHeartbeatTime: now, lastTransitionTime: now, reason: 'KubeletReady', message: 'kubelet is posting ready status' },
-        ],
+        conditions: NODE_CONDITIONS.map((c) => ({ ...c, lastHeartbeatTime: now, lastTransitionTime: now })),
         addresses: [
           { type: 'InternalIP', address: this.config.nodeIP },
           { type: 'Hostname', address: this.config.nodeName },
@@ -187,34 +210,59 @@ export class Kubelet implements PodSyncer {
   }
 
   /**
-   * `syncNodeStatus` / `tryUpdateNodeStatus` through the unthrottled heartbeat client: GET the
-   * node, PATCH its status when it changed or `nodeStatusReportFrequency` passed.
+   * `syncNodeStatus` / `tryUpdateNodeStatus` (pkg/kubelet/kubelet_node_status.go, v1.22; spec
+   * node-lifecycle §2.3) through the unthrottled heartbeat client: GET the Node, compute its
+   * status, and PATCH it when `nodeStatusHasChanged` (conditions compared without heartbeat
+   * times, capacity) or `nodeStatusReportFrequency` (5 m) has passed since the last report. The
+   * comparison is against the Node as read, so a Ready condition the node lifecycle controller
+   * set to Unknown is corrected on the first sync the kubelet can make. Nothing is allocated
+   * when the read status already matches and the report is not due.
    */
   private syncNodeStatus(): void {
     if (!this.nodeRegistered) return;
-    this.env.api({ type: 'ApiGet', resource: 'nodes', name: this.config.nodeName }, (res: ApiResult) => {
-      if (res.code !== 200) return;
-      const node = this.nodeObject();
-      const status = node.status!;
-      const summary = { capacity: status.capacity, ready: 'True' };
-      const changed = JSON.stringify(summary) !== JSON.stringify(this.lastNodeStatus);
-      const now = this.env.now();
-      if (!changed && this.lastNodeStatusReport >= 0 && now - this.lastNodeStatusReport < this.config.nodeStatusReportFrequencyUs) return;
-      const old = (res.body as Node).status?.conditions ?? [];
-      const conditions = status.conditions!.map((c) => {
-        const o = old.find((x) => x.type === c.type);
-        return o && o.status === c.status && o.lastTransitionTime ? { ...c, lastTransitionTime: o.lastTransitionTime } : c;
-      });
-      this.env.api(
-        { type: 'ApiPatch', resource: 'nodes', name: this.config.nodeName, subresource: 'status', patchType: 'strategic', patch: { status: { ...status, conditions } } },
-        (p) => {
-          if (p.code === 200) {
-            this.lastNodeStatusReport = now;
-            this.lastNodeStatus = summary;
-          }
-        },
-      );
-    });
+    this.env.api(
+      { type: 'ApiGet', resource: 'nodes', name: this.config.nodeName },
+      (res: ApiResult) => {
+        if (res.code !== 200) return;
+        const now = this.env.now();
+        const old = (res.body as Node).status;
+        const due = this.lastNodeStatusReport < 0 || now - this.lastNodeStatusReport >= this.config.nodeStatusReportFrequencyUs;
+        if (!due && !this.nodeStatusHasChanged(old)) return;
+        const status = this.nodeObject().status!;
+        const oldConds = old?.conditions ?? [];
+        const conditions = status.conditions!.map((c) => {
+          const o = oldConds.find((x) => x.type === c.type);
+          return o && o.status === c.status && o.lastTransitionTime ? { ...c, lastTransitionTime: o.lastTransitionTime } : c;
+        });
+        this.env.api(
+          { type: 'ApiPatch', resource: 'nodes', name: this.config.nodeName, subresource: 'status', patchType: 'strategic', patch: { status: { ...status, conditions } } },
+          (p) => {
+            if (p.code === 200) this.lastNodeStatusReport = now;
+          },
+          this.config.heartbeatTimeoutUs,
+        );
+      },
+      this.config.heartbeatTimeoutUs,
+    );
+  }
+
+  /**
+   * `nodeStatusHasChanged` for the fields podsim's kubelet sets: each condition's type, status,
+   * reason and message (heartbeat and transition times ignored) and the capacity.
+   */
+  private nodeStatusHasChanged(old: Node['status']): boolean {
+    const conds = old?.conditions;
+    if (!conds || conds.length !== NODE_CONDITIONS.length) return true;
+    for (let i = 0; i < NODE_CONDITIONS.length; i++) {
+      const want = NODE_CONDITIONS[i];
+      const c = conds.find((x) => x.type === want.type);
+      if (!c || c.status !== want.status || c.reason !== want.reason || c.message !== want.message) return true;
+    }
+    const cap = old?.capacity ?? {};
+    const mine = this.config.capacity;
+    for (const k in mine) if (cap[k] !== mine[k]) return true;
+    for (const k in cap) if (!(k in mine)) return true;
+    return false;
   }
 
   // ---- syncLoopIteration ---------------------------------------------------------------------

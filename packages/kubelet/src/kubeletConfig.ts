@@ -39,6 +39,10 @@ export interface KubeletConfig {
   readonly nodeStatusUpdateFrequencyUs: number;
   /** `nodeStatusReportFrequency` (5 m): an unchanged node status is PATCHed only this often (NodeLease on). */
   readonly nodeStatusReportFrequencyUs: number;
+  /** `nodeLeaseDurationSeconds` (40): written to the Node Lease, renewed every 0.25 × this (10 s). */
+  readonly nodeLeaseDurationSeconds: number;
+  /** The heartbeat client's timeout: min(nodeStatusUpdateFrequency, nodeLeaseDuration) = 10 s (cmd/kubelet/app/server.go). */
+  readonly heartbeatTimeoutUs: number;
   /** `ContainerGCPeriod` (1 m). */
   readonly containerGCPeriodUs: number;
   /** CrashLoopBackOff: initial 10 s, doubling, max `MaxContainerBackOff` 300 s. */
@@ -113,6 +117,8 @@ export const DEFAULT_KUBELET_CONFIG: Omit<KubeletConfig, 'nodeName'> = {
   statusSyncPeriodUs: 10 * US_PER_SECOND,
   nodeStatusUpdateFrequencyUs: 10 * US_PER_SECOND,
   nodeStatusReportFrequencyUs: 5 * US_PER_MINUTE,
+  nodeLeaseDurationSeconds: 40,
+  heartbeatTimeoutUs: 10 * US_PER_SECOND,
   containerGCPeriodUs: US_PER_MINUTE,
   crashLoopBackOffInitialUs: 10 * US_PER_SECOND,
   crashLoopBackOffMaxUs: 300 * US_PER_SECOND,

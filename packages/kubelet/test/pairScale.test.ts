@@ -64,5 +64,20 @@ test('the kubelet registers its Node (capacity pods 110) and keeps its Ready con
   t.is(writes[0]?.data?.event, 'ADDED');
   t.true(writes.length >= 2, 'status posted again after 10 s');
   const reqs = run.all('api.request', (r) => r.data?.resource === 'nodes' && r.data?.client === 'kubelet/n1').map((r) => r.data!.verb);
-  t.deepEqual(reqs.slice(0, 3), ['create', 'get', 'patch']);
+  // create; the lease controller's GET for the owner reference; then syncNodeStatus's GET + PATCH.
+  t.deepEqual(reqs.slice(0, 4), ['create', 'get', 'get', 'patch']);
+});
+
+test('the kubelet creates its Node Lease in kube-node-lease and renews it every 10–10.4 s (spec node-lifecycle §2.2)', (t) => {
+  const run = runPair({ steps: [], untilS: 45 });
+  const leases = run.all('api.write', (r) => r.data?.resource === 'leases');
+  t.is(leases[0]?.data?.event, 'ADDED');
+  t.is(leases[0]?.data?.namespace, 'kube-node-lease');
+  t.is(leases[0]?.data?.name, 'n1');
+  const ts = leases.map((r) => r.t);
+  t.true(ts.length >= 4, `renewals: ${ts.join(', ')}`);
+  for (let i = 1; i < ts.length; i++) {
+    const gap = (ts[i] - ts[i - 1]) / 1e6;
+    t.true(gap >= 10 && gap < 10.5, `gap ${gap}s`);
+  }
 });

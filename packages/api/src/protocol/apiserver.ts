@@ -18,6 +18,7 @@ export type ResourceName =
   | 'replicasets'
   | 'deployments'
   | 'poddisruptionbudgets'
+  | 'leases'
   | 'jobs'
   | 'daemonsets'
   | 'statefulsets'

@@ -6,7 +6,7 @@
  * (fields in docs/conventions.md). With `serviceTimeUs > 0` requests queue FIFO behind a single
  * processor and are handled when their service time ends; otherwise the answer is instant.
  */
-import { IdGenerator, type Actor, type ActorContext, type ApiRequest, type EndpointSlice, type Endpoints, type Envelope, type Job, type Namespace, type Pod, type Service } from '@podsim/api';
+import { IdGenerator, type Actor, type ActorContext, type ApiRequest, type EndpointSlice, type Endpoints, type Envelope, type Job, type Namespace, type Node, type Pod, type Service } from '@podsim/api';
 import { ANNOTATION_TOLERATE_UNREADY, LABEL_MANAGED_BY, LABEL_SERVICE_NAME } from '@podsim/api';
 import { ApiServer, type ApiServerConfig } from '../apiServer.js';
 import type { RequestContext } from '../registry/strategy.js';
@@ -71,6 +71,21 @@ export function createActor(_id: string, config: unknown): Actor {
       // part of the digest.)
       const total = p.spec?.containers?.length ?? 0;
       if (total > 0 && (p.status?.containerStatuses ?? []).filter((c) => c.ready).length === total) data.ready = true;
+      // The pod's Ready condition (MarkPodsNotReady sets it False and leaves the containers alone).
+      const rc = p.status?.conditions?.find((c) => c.type === 'Ready');
+      if (rc) data.podReady = rc.status;
+      if (p.status?.reason !== undefined) data.reason = p.status.reason;
+    }
+    if (resource === 'nodes') {
+      // The Ready condition and the taints (`key:effect`) for node expectations and invariants.
+      const n = ev.object as Node;
+      const rc = n.status?.conditions?.find((c) => c.type === 'Ready');
+      if (rc) {
+        data.nodeReady = rc.status;
+        if (rc.reason !== undefined) data.nodeReadyReason = rc.reason;
+        if (rc.message !== undefined) data.nodeReadyMessage = rc.message;
+      }
+      data.taints = (n.spec?.taints ?? []).map((t) => `${t.key}${t.value ? `=${t.value}` : ''}:${t.effect}`);
     }
     if (resource === 'namespaces') {
       const phase = (ev.object as Namespace).status?.phase;
@@ -129,7 +144,10 @@ export function createActor(_id: string, config: unknown): Actor {
     const res = core.handle(req, env.from, requestContext(ctx, core, eventIds));
     ctx.reply(env, res);
     ctx.count('api.requests');
-    if (traceOn && ctx.tracing('api.request')) {
+    // A kubelet's Lease renewal (one per node per ~10 s) is traced by its api.write alone; only a
+    // failed lease request gets an api.request record (idle clusters would hold one per renewal).
+    const leaseOk = res.code < 300 && (req as { resource?: string }).resource === 'leases';
+    if (traceOn && !leaseOk && ctx.tracing('api.request')) {
       const r = req as ApiRequest & { resource?: string; namespace?: string; name?: string; subresource?: string };
       // A create names its object in the body (or the server generated the name).
       const created = req.type === 'ApiCreate' && !req.name ? ((res.code === 201 ? (res.body as Pod) : req.object).metadata?.name ?? '') : undefined;

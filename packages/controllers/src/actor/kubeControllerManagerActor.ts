@@ -1,16 +1,17 @@
 /**
  * The `kube-controller-manager` actor (cmd/kube-controller-manager): shared informers for pods,
- * ReplicaSets, Deployments, nodes, namespaces, PodDisruptionBudgets, Jobs, DaemonSets, StatefulSets,
- * ControllerRevisions and PersistentVolumeClaims (one list+watch each, kept in a local cache) and
- * the ReplicaSet, Deployment, pod GC, garbage-collector, namespace, disruption, Job,
- * TTL-after-finished, DaemonSet and StatefulSet controllers (and, issue #18, the endpoint and
- * endpointslice controllers over Service, Endpoints and EndpointSlice informers), each with its
+ * ReplicaSets, Deployments, nodes, namespaces, PodDisruptionBudgets, Leases, Jobs, DaemonSets,
+ * StatefulSets, ControllerRevisions and PersistentVolumeClaims (one list+watch each, kept in a
+ * local cache) and the ReplicaSet, Deployment, pod GC, garbage-collector, namespace, disruption,
+ * node lifecycle (with its taint manager), Job, TTL-after-finished, DaemonSet and StatefulSet
+ * controllers (and, issue #18, the endpoint and endpointslice controllers over Service, Endpoints
+ * and EndpointSlice informers), each with its
  * own rate-limited client (`--kube-api-qps` 20 / `--kube-api-burst` 30 per controller client, as
  * the controller manager builds one client per controller; the namespace controller's is ×20 /
  * ×100, as `startNamespaceController` sets it). Controllers start once every informer they use
  * has synced.
  */
-import type { Actor, ControllerRevision, DaemonSet, Deployment, EndpointSlice, Endpoints, Job, KubeObject, Namespace, Node, PersistentVolumeClaim, Pod, PodDisruptionBudget, ReplicaSet, ResourceName, Service, StatefulSet } from '@podsim/api';
+import type { Actor, ControllerRevision, DaemonSet, Deployment, EndpointSlice, Endpoints, Job, KubeObject, Lease, Namespace, Node, PersistentVolumeClaim, Pod, PodDisruptionBudget, ReplicaSet, ResourceName, Service, StatefulSet } from '@podsim/api';
 import { StatefulSetController } from '../statefulset/statefulSet.js';
 import { EndpointsController } from '../endpoint/endpointsController.js';
 import { EndpointSliceController } from '../endpointslice/endpointSliceController.js';
@@ -21,11 +22,13 @@ import { JobController } from '../job/jobController.js';
 import { DaemonSetsController } from '../daemon/daemonController.js';
 import { TTLAfterFinishedController } from '../ttlafterfinished/ttlAfterFinishedController.js';
 import { NamespaceController } from '../namespace/namespaceController.js';
+import type { NodeLifecycleConfig } from '../nodelifecycle/nodeHealth.js';
+import { NodeLifecycleController } from '../nodelifecycle/nodeLifecycleController.js';
 import { PodGCController } from '../podgc/gcController.js';
 import { ReplicaSetController } from '../replicaset/replicaSet.js';
 import { shellActor, type ApiConnectionConfig } from './shell.js';
 
-export type ControllerName = 'replicaset' | 'deployment' | 'podgc' | 'garbagecollector' | 'namespace' | 'disruption' | 'job' | 'ttl-after-finished' | 'daemonset' | 'statefulset' | 'endpoint' | 'endpointslice';
+export type ControllerName = 'replicaset' | 'deployment' | 'podgc' | 'garbagecollector' | 'namespace' | 'disruption' | 'nodelifecycle' | 'job' | 'ttl-after-finished' | 'daemonset' | 'statefulset' | 'endpoint' | 'endpointslice';
 
 /** Plain-data configuration (all optional; defaults are kube-controller-manager v1.22's). */
 export interface KubeControllerManagerConfig extends ApiConnectionConfig {
@@ -70,12 +73,14 @@ export interface KubeControllerManagerConfig extends ApiConnectionConfig {
     /** `--terminated-pod-gc-threshold` (default 12500; 0 disables). */
     readonly terminatedPodGCThreshold?: number;
   };
+  /** The node lifecycle controller's flags (`--node-monitor-period` …), µs for durations. */
+  readonly nodeLifecycle?: Partial<NodeLifecycleConfig>;
 }
 
 export const KUBE_CONTROLLER_MANAGER = 'kube-controller-manager';
 export const DEFAULT_KUBE_API_QPS = 20;
 export const DEFAULT_KUBE_API_BURST = 30;
-const ALL: readonly ControllerName[] = ['replicaset', 'deployment', 'podgc', 'garbagecollector', 'namespace', 'disruption', 'job', 'ttl-after-finished', 'daemonset', 'statefulset', 'endpoint', 'endpointslice'];
+const ALL: readonly ControllerName[] = ['replicaset', 'deployment', 'podgc', 'garbagecollector', 'namespace', 'disruption', 'nodelifecycle', 'job', 'ttl-after-finished', 'daemonset', 'statefulset', 'endpoint', 'endpointslice'];
 
 function checkConfig(config: unknown): KubeControllerManagerConfig {
   const c = (config ?? {}) as KubeControllerManagerConfig;
@@ -98,6 +103,7 @@ export interface ControllerManagerState {
   readonly statefulset?: StatefulSetController;
   readonly endpoint?: EndpointsController;
   readonly endpointslice?: EndpointSliceController;
+  readonly nodelifecycle?: NodeLifecycleController;
 }
 
 export function createActor(_id: string, config: unknown): Actor {
@@ -118,7 +124,8 @@ export function createActor(_id: string, config: unknown): Actor {
         pods: true,
         replicasets: enabled.has('replicaset') || enabled.has('deployment') || enabled.has('garbagecollector') || enabled.has('disruption'),
         deployments: enabled.has('deployment') || enabled.has('garbagecollector') || enabled.has('disruption'),
-        nodes: enabled.has('podgc') || enabled.has('daemonset'),
+        nodes: enabled.has('podgc') || enabled.has('daemonset') || enabled.has('nodelifecycle'),
+        leases: enabled.has('nodelifecycle'),
         namespaces: enabled.has('namespace') || enabled.has('garbagecollector'),
         poddisruptionbudgets: enabled.has('disruption'),
         jobs: enabled.has('job') || enabled.has('ttl-after-finished') || enabled.has('garbagecollector'),
@@ -149,6 +156,7 @@ export function createActor(_id: string, config: unknown): Actor {
       const services = mk<Service>(need.services, 'services');
       const endpoints = mk<Endpoints>(need.endpoints, 'endpoints');
       const endpointslices = mk<EndpointSlice>(need.endpointslices, 'endpointslices');
+      const leases = mk<Lease>(need.leases, 'leases');
       if (enabled.has('replicaset')) {
         const c = new ReplicaSetController(shell.env, pods, rss!, shell.client('replicaset-controller', qps, burst), {
           burstReplicas: cfg.burstReplicas,
@@ -234,6 +242,12 @@ export function createActor(_id: string, config: unknown): Actor {
         });
         state.endpointslice = c;
         starters.push(() => c.workers.start());
+      }
+      if (enabled.has('nodelifecycle')) {
+        // One `node-controller` client for the controller and its taint manager (spec §3.1).
+        const c = new NodeLifecycleController(shell.env, nodes!, pods, leases!, shell.client('node-controller', qps, burst), cfg.nodeLifecycle);
+        state.nodelifecycle = c;
+        starters.push(() => c.start());
       }
     }),
   };

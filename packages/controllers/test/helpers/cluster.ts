@@ -14,7 +14,7 @@ import type { Actor, ActorContext, ApiRequest, ApiResult, ApiWatchEvent, Deploym
 import { Clock, DEFAULT_EPOCH_UNIX_SECONDS } from '@podsim/api';
 import { LocalSimulation, type LocalActorDef, type TraceFilter } from '@podsim/sim';
 import { createActor as createApiserver } from '@podsim/apiserver/actor/apiserverActor';
-import { createActor as createKcm, type KubeControllerManagerConfig } from '../../src/actor/kubeControllerManagerActor.js';
+import { createActor as createKcm, type ControllerName, type KubeControllerManagerConfig } from '../../src/actor/kubeControllerManagerActor.js';
 import { createActor as createScheduler, type KubeSchedulerConfig } from '../../src/actor/kubeSchedulerActor.js';
 
 export const S = 1_000_000;
@@ -189,13 +189,19 @@ export interface ClusterRun {
   replay<T extends KubeObject>(watch: 'test-pods' | 'test-rs' | 'test-deploy', fn: (t: number, live: ReadonlyMap<string, T>, ev: WatchRec<T>) => void): void;
 }
 
+/** The controllers the rig runs by default: all but `nodelifecycle`. */
+export const RIG_CONTROLLERS: readonly ControllerName[] = ['replicaset', 'deployment', 'podgc', 'garbagecollector', 'namespace', 'disruption'];
+
 export function runCluster(o: ClusterOptions): ClusterRun {
   // Stored objects are deep-frozen: a controller that mutated an informer object would throw.
   const actors: LocalActorDef[] = [
     { id: 'apiserver', factory: createApiserver, config: { freezeObjects: true } },
     { id: 'test-client', factory: testClient(o.steps, o.watches) },
   ];
-  if (o.kcm !== false) actors.push({ id: 'kube-controller-manager', factory: createKcm, config: o.kcm ?? {} });
+  // The fake kubelet renews no Lease and posts no node status: without the node lifecycle
+  // controller's 40 s grace every node would turn Unknown and its pods be taint-evicted. Rig tests
+  // of that controller list it in `kcm.controllers`.
+  if (o.kcm !== false) actors.push({ id: 'kube-controller-manager', factory: createKcm, config: { controllers: RIG_CONTROLLERS, ...o.kcm } });
   if (o.scheduler !== false) actors.push({ id: 'kube-scheduler', factory: createScheduler, config: o.scheduler ?? {} });
   if (o.kubelet) actors.push({ id: 'fake-kubelet', factory: fakeKubelet(o.kubelet) });
   const sim = new LocalSimulation({ seed: o.seed ?? Number(process.env.PODSIM_TEST_SEED ?? 1), actors, faults: o.faults, traceFilter: o.traceFilter });

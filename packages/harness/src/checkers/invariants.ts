@@ -564,12 +564,134 @@ export const INVARIANTS: readonly Invariant[] = [
       return out;
     },
   },
+  // ---- node lifecycle (spec node-lifecycle.md §8) -------------------------------------------------
+  {
+    id: 'node-unknown-after-grace',
+    spec: 'NL §8.1, §8.2',
+    title:
+      "a Node's Ready condition turns Unknown only when the node lifecycle controller, by its own clock, has seen no heartbeat for its grace (≥ 40 s nodeMonitorGracePeriod; 60 s startup), never < 40 s after a heartbeat it had seen, and with reason NodeStatusUnknown / NodeStatusNeverUpdated and upstream's message",
+    check(m) {
+      const out: Violation[] = [];
+      // The controller's own account: the probe time it judged by. A heartbeat written but still
+      // on its way to the controller's informer (or lost with a broken watch) is not "seen": the
+      // controller is right to go by what it has (upstream reads its informer cache too).
+      for (const u of m.nodeHealthUpdates) {
+        if (u.to !== 'Unknown') continue;
+        if (u.graceUs < 40 * US_PER_SECOND) out.push({ invariant: this.id, t: u.t, message: `node ${u.node}: grace ${sec(u.graceUs)} below nodeMonitorGracePeriod 40s` });
+        if (!(u.t - u.probeUs > u.graceUs - US_PER_SECOND / 100)) {
+          out.push({ invariant: this.id, t: u.t, message: `node ${u.node} set Unknown ${sec(u.t - u.probeUs)} after the controller's last probe (grace ${sec(u.graceUs)})` });
+        }
+      }
+      // From the outside: the heartbeats before the controller's probe time were seen by it, so
+      // Unknown never comes < 40 s after the last heartbeat written before that probe.
+      const probeOf = new Map<number, number>();
+      for (const u of m.nodeHealthUpdates) if (u.to === 'Unknown') probeOf.set(u.t, u.probeUs);
+      const lastAlive = new Map<string, number[]>();
+      const lastReady = new Map<string, string | undefined>();
+      for (const w of m.writes) {
+        if (w.resource === 'leases' && w.event !== 'DELETED') {
+          push(lastAlive, w.name, w.t);
+          continue;
+        }
+        if (w.resource !== 'nodes') continue;
+        const prev = lastReady.get(w.name);
+        lastReady.set(w.name, w.nodeReady);
+        if (w.event === 'ADDED' || (w.nodeReady === 'True' && prev !== 'True')) push(lastAlive, w.name, w.t);
+        if (w.nodeReady !== 'Unknown' || prev === 'Unknown' || w.event !== 'MODIFIED') continue;
+        const okText =
+          (w.nodeReadyReason === 'NodeStatusUnknown' && w.nodeReadyMessage === 'Kubelet stopped posting node status.') ||
+          (w.nodeReadyReason === 'NodeStatusNeverUpdated' && w.nodeReadyMessage === 'Kubelet never posted node status.');
+        if (!okText) out.push({ invariant: this.id, t: w.t, message: `node ${w.name} Ready=Unknown with reason ${JSON.stringify(w.nodeReadyReason)} / message ${JSON.stringify(w.nodeReadyMessage)}` });
+        // The controller's probe for this write (its PUT is answered at the write's instant), else
+        // the write time itself minus the 1 s a watch event may still be travelling.
+        const probe = nearestProbe(probeOf, w.t) ?? w.t - US_PER_SECOND;
+        const seen = (lastAlive.get(w.name) ?? []).filter((t) => t <= probe).at(-1) ?? 0;
+        if (w.t - seen < 40 * US_PER_SECOND) {
+          out.push({ invariant: this.id, t: w.t, message: `node ${w.name} Ready=Unknown ${sec(w.t - seen)} after a heartbeat the controller had seen (nodeMonitorGracePeriod is 40s)` });
+        }
+      }
+      return out;
+    },
+  },
+  {
+    id: 'noexecute-condition-taints-exclusive',
+    spec: 'NL §8.3',
+    title: 'a Node does not keep both unreachable:NoExecute and not-ready:NoExecute (a swap adds one and removes the other within its tainting step)',
+    check(m) {
+      const out: Violation[] = [];
+      const both = (w: ApiWrite) => (w.taints ?? []).includes('node.kubernetes.io/unreachable:NoExecute') && (w.taints ?? []).includes('node.kubernetes.io/not-ready:NoExecute');
+      const since = new Map<string, number>();
+      const check = (name: string, t: number) => {
+        const s0 = since.get(name);
+        if (s0 !== undefined && t - s0 > US_PER_SECOND) out.push({ invariant: this.id, t, message: `node ${name} carried both unreachable:NoExecute and not-ready:NoExecute for ${sec(t - s0)}` });
+      };
+      for (const w of m.writes) {
+        if (w.resource !== 'nodes') continue;
+        if (both(w)) {
+          if (!since.has(w.name)) since.set(w.name, w.t);
+        } else {
+          check(w.name, w.t);
+          since.delete(w.name);
+        }
+      }
+      const end = m.writes.at(-1)?.t ?? 0;
+      for (const name of since.keys()) check(name, end);
+      return out;
+    },
+  },
+  {
+    id: 'controller-delete-no-grace-override',
+    spec: 'NL §8.7',
+    title: "the controller manager's pod DELETEs carry no grace period but 0 (taint-manager evictions use the pod's own terminationGracePeriodSeconds; pod GC forces 0)",
+    check(m) {
+      const out: Violation[] = [];
+      for (const r of m.requests) {
+        if (r.verb !== 'delete' || r.resource !== 'pods' || r.client !== 'kube-controller-manager') continue;
+        if (r.gracePeriodSeconds !== undefined && r.gracePeriodSeconds !== 0) {
+          out.push({ invariant: this.id, t: r.t, message: `kube-controller-manager deleted ${r.namespace}/${r.name} with gracePeriodSeconds ${r.gracePeriodSeconds}` });
+        }
+      }
+      return out;
+    },
+  },
+  {
+    id: 'no-node-lost-reason',
+    spec: 'NL §8.8, §3.10',
+    title: 'taint-based eviction never sets status.reason NodeLost (kubectl prints Terminating, not Unknown)',
+    check(m) {
+      const out: Violation[] = [];
+      for (const w of m.writes) {
+        if (w.resource === 'pods' && w.reason === 'NodeLost') out.push({ invariant: this.id, t: w.t, message: `pod ${w.namespace}/${w.name} has status.reason NodeLost` });
+      }
+      return out;
+    },
+  },
   // Services, EndpointSlices and kube-proxy (issue #18; spec endpoints-traffic §12).
   ...TRAFFIC_INVARIANTS,
 ];
 
 /** Every checker: the deletion-protocol ones above, then the workload controllers' (WC §6). */
 export const ALL_INVARIANTS: readonly Invariant[] = [...INVARIANTS, ...STATEFULSET_INVARIANTS];
+
+function push<K, V>(m: Map<K, V[]>, k: K, v: V): void {
+  const l = m.get(k);
+  if (l) l.push(v);
+  else m.set(k, [v]);
+}
+
+/** The probe time of the controller's Unknown update traced within 5 ms after the write at `t` (its PUT's reply). */
+function nearestProbe(probeOf: ReadonlyMap<number, number>, t: number): number | undefined {
+  let best: number | undefined;
+  let bestDt = Infinity;
+  for (const [ut, p] of probeOf) {
+    const dt = ut - t;
+    if (dt >= 0 && dt <= 5000 && dt < bestDt) {
+      best = p;
+      bestDt = dt;
+    }
+  }
+  return best;
+}
 
 /** Ids of every checker, for `expect.invariants.allow` validation. */
 export const INVARIANT_IDS: readonly string[] = ALL_INVARIANTS.map((i) => i.id);

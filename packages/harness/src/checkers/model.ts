@@ -28,6 +28,16 @@ export interface ApiWrite {
   readonly statusReplicas?: number;
   /** Pods: every container ready (the READY column's n/n). */
   readonly ready?: true;
+  /** Pods: the `Ready` condition's status. */
+  readonly podReady?: string;
+  /** Pods: `status.reason` (e.g. Evicted; NodeLost only from the legacy eviction path). */
+  readonly reason?: string;
+  /** Nodes: the `Ready` condition's status, reason and message. */
+  readonly nodeReady?: string;
+  readonly nodeReadyReason?: string;
+  readonly nodeReadyMessage?: string;
+  /** Nodes: `spec.taints` as `key[=value]:effect`. */
+  readonly taints?: readonly string[];
   /** StatefulSets: `spec.replicas` and `spec.podManagementPolicy` of the written object. */
   readonly specReplicas?: number;
   readonly podManagementPolicy?: string;
@@ -143,6 +153,8 @@ export class TraceModel {
   /** Spans by kind (`kubelet.sync`, `kubelet.killPod`, `kubelet.killContainer`, `kubelet.preStop`). */
   readonly spans = new Map<string, Span[]>();
   readonly finalDeletes: Array<{ t: number; actor: string; podUid: string; pod?: string; namespace?: string; code?: number }> = [];
+  /** The node lifecycle controller's Ready transitions (`controller.nodelifecycle.status`): its own probe time and grace, µs. */
+  readonly nodeHealthUpdates: Array<{ t: number; node: string; to?: string; probeUs: number; graceUs: number; code?: number }> = [];
   readonly watchRows: TraceRecord[] = [];
   readonly driverSteps: TraceRecord[] = [];
   /** Crash and restart times per actor id. */
@@ -203,6 +215,10 @@ export class TraceModel {
             ...(d.ready === true ? { ready: true as const } : {}),
             ...(d.specReplicas !== undefined ? { specReplicas: num(d.specReplicas) } : {}),
             ...(d.podManagementPolicy !== undefined ? { podManagementPolicy: str(d.podManagementPolicy) } : {}),
+            ...(d.podReady !== undefined ? { podReady: str(d.podReady) } : {}),
+            ...(d.reason !== undefined ? { reason: str(d.reason) } : {}),
+            ...(d.nodeReady !== undefined ? { nodeReady: str(d.nodeReady), nodeReadyReason: str(d.nodeReadyReason), nodeReadyMessage: str(d.nodeReadyMessage) } : {}),
+            ...(Array.isArray(d.taints) ? { taints: (d.taints as unknown[]).map((x) => String(x)) } : {}),
           };
           this.writes.push(w);
           if (w.resource === 'pods') {
@@ -291,6 +307,14 @@ export class TraceModel {
             p.exitCode = num(d.exitCode);
             p.reason = str(d.reason);
           }
+          break;
+        }
+        case 'controller.nodelifecycle.status': {
+          const probeUs = num(d.probeUs);
+          const graceUs = num(d.graceUs);
+          const node = str(d.node);
+          if (probeUs === undefined || graceUs === undefined || !node) break;
+          this.nodeHealthUpdates.push({ t: r.t, node, to: str(d.to), probeUs, graceUs, code: num(d.code) });
           break;
         }
         case 'kubelet.finalDelete': {

@@ -26,7 +26,7 @@ import { parseLabelSelector, type ParsedLabelSelector } from '@podsim/api';
 import { TokenBucket } from '@podsim/controllers';
 import { PodInformer, conditionHolds } from './informer.js';
 import { WaitTally } from './waitTally.js';
-import { KUBECTL_BURST, KUBECTL_QPS, type ApplyStep, type CordonStep, type DeleteStep, type DrainStep, type DriverConfig, type DriverStep, type EvictStep, type FaultStep, type PatchStep, type ScaleStep, type WaitStep, type WatchStep } from './steps.js';
+import { KUBECTL_BURST, KUBECTL_QPS, type ApplyStep, type CordonStep, type DeleteStep, type DrainStep, type DriverConfig, type DriverStep, type EvictStep, type FaultStep, type PatchStep, type ScaleStep, type TaintStep, type WaitStep, type WatchStep } from './steps.js';
 import {
   EVICTION_RETRY_US,
   WAIT_FOR_DELETE_POLL_US,
@@ -293,6 +293,8 @@ export class Driver {
       case 'cordon':
       case 'uncordon':
         return this.runCordon(ctx, step);
+      case 'taint':
+        return this.runTaint(ctx, step);
       case 'evict':
         return this.runEvict(ctx, step);
       case 'drain':
@@ -743,6 +745,45 @@ export class Driver {
     );
   }
 
+  /** `kubectl taint nodes` (see {@link TaintStep}). */
+  private runTaint(ctx: ActorContext, step: TaintStep): void {
+    const output: string[] = [];
+    const fail = (line: string) => {
+      output.push(line);
+      this.finish(ctx, step, false, line, { output });
+    };
+    const spec = `${step.key}${step.value !== undefined ? `=${step.value}` : ''}${step.effect ? `:${step.effect}` : ''}`;
+    this.api(
+      ctx,
+      { type: 'ApiGet', resource: 'nodes', name: step.node } as Message,
+      (r) => {
+        if (r.code !== 200) return fail(serverError(r.body));
+        const old = ((r.body as KubeObject & { spec?: { taints?: { key: string; value?: string; effect: string }[] } }).spec?.taints ?? []).map((t) => ({ ...t }));
+        let next: typeof old;
+        if (step.remove) {
+          next = old.filter((t) => !(t.key === step.key && (step.effect === undefined || t.effect === step.effect)));
+          if (next.length === old.length) return fail(`error: taint ${JSON.stringify(spec)} not found`);
+        } else {
+          const i = old.findIndex((t) => t.key === step.key && t.effect === step.effect);
+          if (i >= 0 && !step.overwrite) return fail(`error: node ${step.node} already has ${step.key} taint(s) with same effect(s) and --overwrite is false`);
+          const t = { key: step.key, ...(step.value !== undefined ? { value: step.value } : {}), effect: step.effect! };
+          next = i >= 0 ? old.map((x, k) => (k === i ? t : x)) : [...old, t];
+        }
+        this.api(
+          ctx,
+          { type: 'ApiPatch', resource: 'nodes', name: step.node, patchType: 'strategic', patch: { spec: { taints: next } } } as Message,
+          (pr) => {
+            if (pr.code >= 300) return fail(serverError(pr.body));
+            output.push(`node/${step.node} ${step.remove ? 'untainted' : 'tainted'}`);
+            this.finish(ctx, step, true, undefined, { output });
+          },
+          () => fail('Unable to connect to the server: request timed out'),
+        );
+      },
+      () => fail('Unable to connect to the server: request timed out'),
+    );
+  }
+
   /** One POST of pods/{name}/eviction (policy/v1), printed as drain prints an eviction. */
   private runEvict(ctx: ActorContext, step: EvictStep): void {
     const output = [`evicting pod ${step.namespace}/${step.name}`];
@@ -952,6 +993,8 @@ export function describe(step: DriverStep, duration: (us: number) => string = (u
     case 'cordon':
     case 'uncordon':
       return step.node;
+    case 'taint':
+      return `nodes ${step.node} ${step.key}${step.value !== undefined ? `=${step.value}` : ''}${step.effect ? `:${step.effect}` : ''}${step.remove ? '-' : ''}${step.overwrite ? ' --overwrite' : ''}`;
     case 'evict':
       return `${step.namespace}/${step.name}${step.gracePeriodSeconds !== undefined ? ` --grace-period=${step.gracePeriodSeconds}` : ''}`;
     case 'drain':

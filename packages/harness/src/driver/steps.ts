@@ -143,6 +143,23 @@ export interface CordonStep extends StepBase {
 }
 
 /**
+ * `kubectl taint nodes NODE …` (kubectl v0.22.8 `pkg/cmd/taint`): GET the Node, compute its new
+ * taints (an added taint carries no `timeAdded`; a key+effect already there is an error unless
+ * `overwrite`; a removal of a taint that is not there is an error), then one strategic merge
+ * PATCH of `spec.taints`. Prints `node/NODE tainted` / `node/NODE untainted`.
+ */
+export interface TaintStep extends StepBase {
+  readonly kind: 'taint';
+  readonly node: string;
+  readonly key: string;
+  readonly value?: string;
+  /** Undefined only for a removal of every effect of `key`. */
+  readonly effect?: 'NoSchedule' | 'PreferNoSchedule' | 'NoExecute';
+  readonly remove: boolean;
+  readonly overwrite: boolean;
+}
+
+/**
  * One POST of `pods/{name}/eviction` (policy/v1 Eviction), what `kubectl drain` sends per pod
  * (kubectl v0.22.8 `pkg/drain/drain.go` EvictPod) — without drain's retries and wait.
  */
@@ -183,6 +200,7 @@ export type DriverStep =
   | WatchStep
   | FaultStep
   | CordonStep
+  | TaintStep
   | EvictStep
   | DrainStep;
 

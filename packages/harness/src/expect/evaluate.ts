@@ -10,7 +10,7 @@ import type { TraceModel } from '../checkers/model.js';
 import type { ExpectSpec } from '../scenario/schema.js';
 
 export interface ExpectationResult {
-  readonly kind: 'watch' | 'timing' | 'exitCode' | 'signals' | 'grace' | 'counts' | 'replicaSet' | 'job' | 'output' | 'traffic';
+  readonly kind: 'watch' | 'timing' | 'exitCode' | 'signals' | 'grace' | 'counts' | 'replicaSet' | 'job' | 'output' | 'traffic' | 'node' | 'podReady';
   /** What was expected, in the scenario's words. */
   readonly expected: string;
   readonly ok: boolean;
@@ -284,6 +284,49 @@ export function evaluateExpectations(m: TraceModel, expect: ExpectSpec | undefin
     }
     const d = hit.t - from;
     results.push({ kind: 'job', expected, ok: d >= j.within[0] && d <= j.within[1], actual: `${what} after ${formatAgainstWindow(d, j.within[0], j.within[1])}` });
+  }
+  // The last write of an object at or before `t` (undefined: not created yet).
+  const stateAt = (resource: string, name: string, t: number) => {
+    let last: (typeof m.writes)[number] | undefined;
+    for (const w of m.writes) {
+      if (w.t > t) break;
+      if (w.resource === resource && w.name === name) last = w;
+    }
+    return last && last.event !== 'DELETED' ? last : undefined;
+  };
+  const fmtAt = (since: string | undefined, at: number) => `${at / US_PER_SECOND}s${since !== undefined ? ` after ${since}` : ''}`;
+  for (const n of expect.nodes ?? []) {
+    const from = stepStart(n.since);
+    const what = [n.ready !== undefined ? `Ready=${n.ready}` : '', n.taints !== undefined ? `taints [${n.taints.join(', ')}]` : ''].filter(Boolean).join(', ');
+    const expected = `node ${n.node} ${what} at ${fmtAt(n.since, n.at)}`;
+    if (from === undefined) {
+      results.push({ kind: 'node', expected, ok: false, actual: `step ${n.since} never ran` });
+      continue;
+    }
+    const w = stateAt('nodes', n.node, from + n.at);
+    if (!w) {
+      results.push({ kind: 'node', expected, ok: false, actual: 'no such Node then' });
+      continue;
+    }
+    const taints = [...(w.taints ?? [])].sort();
+    const okReady = n.ready === undefined || w.nodeReady === n.ready;
+    const okTaints = n.taints === undefined || (taints.length === n.taints.length && [...n.taints].sort().every((x, i) => x === taints[i]));
+    results.push({ kind: 'node', expected, ok: okReady && okTaints, actual: `Ready=${w.nodeReady ?? '(none)'}${w.nodeReadyReason ? ` (${w.nodeReadyReason})` : ''}, taints [${taints.join(', ')}]` });
+  }
+  for (const r of expect.podReady ?? []) {
+    const pod = byAlias.get(r.pod);
+    const expected = `pod ${r.pod} Ready condition ${r.ready} at ${fmtAt(r.since, r.at)}`;
+    const from = stepStart(r.since);
+    if (!pod || from === undefined) {
+      results.push({ kind: 'podReady', expected, ok: false, actual: !pod ? unbound(r.pod) : `step ${r.since} never ran` });
+      continue;
+    }
+    let last: string | undefined;
+    for (const w of m.podWrites.get(pod.uid) ?? []) {
+      if (w.t > from + r.at) break;
+      if (w.podReady !== undefined) last = w.podReady;
+    }
+    results.push({ kind: 'podReady', expected, ok: last === r.ready, actual: `Ready condition ${last ?? '(none)'}` });
   }
 
   for (const o of expect.output ?? []) {

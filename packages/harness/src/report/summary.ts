@@ -53,8 +53,8 @@ function reasonOf(p: PodSummary): EndReason {
   return 'no running container';
 }
 
-/** Steps that can delete pods (a `fault: nodeDeleted` too: pod GC then does). */
-const DELETING = new Set(['delete', 'drain', 'evict', 'scale', 'apply', 'setImage', 'patch', 'fault']);
+/** Steps that can delete pods (a `fault: nodeDeleted` too: pod GC then does; a NoExecute `taint`: the taint manager does). */
+const DELETING = new Set(['delete', 'drain', 'evict', 'scale', 'apply', 'setImage', 'patch', 'fault', 'taint']);
 
 /** One summary per step that deleted pods, in timeline order (pods deleted before any such step: a first entry without `step`). */
 export function deletionSummaries(pods: readonly PodSummary[], steps: readonly StepResult[]): DeletionSummary[] {

@@ -11,7 +11,7 @@ import type { LatencyConfig } from '@podsim/sim';
 import { DEFAULT_EPOCH_UNIX_SECONDS, US_PER_SECOND, parseRfc3339 } from '@podsim/api';
 import { parseLabelSelector } from '@podsim/api';
 import { deleteOptionsFromFlags } from '../driver/kubectl.js';
-import { DRIVER_ACTOR, type DriverConfig, type DriverStep, type ObjectTarget, type WaitCondition } from '../driver/steps.js';
+import { DRIVER_ACTOR, type DriverConfig, type DriverStep, type ObjectTarget, type TaintStep, type WaitCondition } from '../driver/steps.js';
 import { isClusterScoped, kubectlKind, resourceOfKind } from '../driver/driver.js';
 import { INVARIANT_IDS } from '../checkers/invariants.js';
 import { didYouMean, type LoadedScenario, type LoadedStep } from './load.js';
@@ -467,6 +467,18 @@ export function compileScenario(sc: LoadedScenario, opts: PlanOptions = {}): Run
         steps.push({ ...base, kind: ls.key, node });
         break;
       }
+      case 'taint': {
+        const tt = s.taint as { node: string; taint: string; overwrite?: boolean };
+        if (!nodes.includes(tt.node)) issues.push(src.issue([...p, 'taint', 'node'], `no node ${JSON.stringify(tt.node)} in cluster.nodes${didYouMean(tt.node, nodes)}`));
+        const remove = tt.taint.endsWith('-');
+        const body = remove ? tt.taint.slice(0, -1) : tt.taint;
+        const [kv, effect] = body.split(':') as [string, TaintStep['effect'] | undefined];
+        const [key, value] = kv.split('=');
+        if (!remove && effect === undefined) issues.push(src.issue([...p, 'taint', 'taint'], 'a taint to add needs an effect: key[=value]:NoSchedule|PreferNoSchedule|NoExecute'));
+        if (remove && value !== undefined) issues.push(src.issue([...p, 'taint', 'taint'], 'a removal names key[:Effect]- without a value'));
+        steps.push({ ...base, kind: 'taint', node: tt.node, key, ...(value !== undefined ? { value } : {}), ...(effect !== undefined ? { effect } : {}), remove, overwrite: tt.overwrite ?? false });
+        break;
+      }
       case 'evict': {
         const e = s.evict as { name: string; namespace?: string; gracePeriod?: number };
         // kubectl drain's -1 (the default) sends no grace: the pod's own terminationGracePeriodSeconds.
@@ -687,6 +699,17 @@ function wireFault(f: FaultSpec, at: number, path: (string | number)[], c: Fault
       }
       return `node ${f.node} down ${lasting(f.for)}`;
     }
+    case 'kubeletDown': {
+      c.faults.push({ kind: 'crash', actor: `kubelet/${f.node}`, atUs: at, ...(f.for !== undefined ? { restartAfterUs: f.for } : {}) });
+      return `kubelet/${f.node} down ${lasting(f.for)} (containers keep running)`;
+    }
+    case 'networkPartition': {
+      const id = `kubelet/${f.node}`;
+      c.faults.push({ kind: 'partition', a: id, b: 'apiserver', startUs: at, ...end(f.for) });
+      const cfg = c.clientCfg.get(id)!;
+      cfg.apiConnectionLossesUs = [...((cfg.apiConnectionLossesUs as number[] | undefined) ?? []), at];
+      return `node ${f.node} ⇹ control plane partitioned ${lasting(f.for)} (kubelet keeps running)`;
+    }
     case 'runtimeError': {
       c.runtimeFaults.get(f.node)!.push({
         call: f.call,
@@ -756,6 +779,13 @@ function wireFault(f: FaultSpec, at: number, path: (string | number)[], c: Fault
   }
 }
 
+/** The explicit cluster.nodes names (undefined when node pools are used: those are checked at run time). */
+function clusterNodeNames(sc: LoadedScenario): string[] | undefined {
+  const c = sc.doc.cluster as { nodes?: { name: string }[]; nodePools?: unknown[] };
+  if (c.nodePools && c.nodePools.length > 0) return undefined;
+  return (c.nodes ?? []).map((n) => n.name);
+}
+
 function checkExpect(e: ExpectSpec, sc: LoadedScenario, stepIds: Record<string, number>, issues: ScenarioIssue[]): void {
   const src = sc.src;
   const aliases = e.pods ?? [];
@@ -778,6 +808,19 @@ function checkExpect(e: ExpectSpec, sc: LoadedScenario, stepIds: Record<string, 
   e.jobs?.forEach((j, i) => {
     if (j.since !== undefined && stepIds[j.since] === undefined) issues.push(src.issue(['expect', 'jobs', i, 'since'], `no step with id ${JSON.stringify(j.since)}${didYouMean(j.since, Object.keys(stepIds))}`));
     if (j.reason !== undefined && j.event === 'gone') issues.push(src.issue(['expect', 'jobs', i, 'reason'], 'reason goes with event Complete or Failed, not gone'));
+  });
+  const stepRef = (since: string | undefined, path: (string | number)[]) => {
+    if (since !== undefined && since !== 'start' && stepIds[since] === undefined) issues.push(src.issue(path, `no step with id ${JSON.stringify(since)}${didYouMean(since, Object.keys(stepIds))}`));
+  };
+  const clusterNodes = clusterNodeNames(sc);
+  e.nodes?.forEach((n, i) => {
+    if (clusterNodes && !clusterNodes.includes(n.node)) issues.push(src.issue(['expect', 'nodes', i, 'node'], `no node ${JSON.stringify(n.node)} in cluster.nodes${didYouMean(n.node, clusterNodes)}`));
+    if (n.ready === undefined && n.taints === undefined) issues.push(src.issue(['expect', 'nodes', i], 'give ready: and/or taints: (what to check)'));
+    stepRef(n.since, ['expect', 'nodes', i, 'since']);
+  });
+  e.podReady?.forEach((r, i) => {
+    known(r.pod, ['expect', 'podReady', i, 'pod']);
+    stepRef(r.since, ['expect', 'podReady', i, 'since']);
   });
   e.replicaSets?.forEach((r, i) => {
     if (r.since !== undefined && stepIds[r.since] === undefined) issues.push(src.issue(['expect', 'replicaSets', i, 'since'], `no step with id ${JSON.stringify(r.since)}${didYouMean(r.since, Object.keys(stepIds))}`));

@@ -236,6 +236,20 @@ export const zStepSchemas = {
       image: z.string().min(1),
     }),
   }),
+  /**
+   * `kubectl taint nodes NODE key[=value]:Effect` (add; `overwrite: true` to change a value) or
+   * `key[:Effect]-` (remove).
+   */
+  taint: z.strictObject({
+    ...zStepCommon,
+    taint: z.strictObject({
+      node: zName,
+      taint: z.string().regex(/^[A-Za-z0-9][-A-Za-z0-9_./]*(=[-A-Za-z0-9_.]*)?(:(NoSchedule|PreferNoSchedule|NoExecute))?-?$/, {
+        message: 'expected key[=value]:Effect (add) or key[:Effect]- (remove), Effect one of NoSchedule, PreferNoSchedule, NoExecute',
+      }),
+      overwrite: z.boolean().optional(),
+    }),
+  }),
   /** `kubectl cordon NODE` / `kubectl uncordon NODE`. */
   cordon: z.strictObject({ ...zStepCommon, cordon: zName }),
   uncordon: z.strictObject({ ...zStepCommon, uncordon: zName }),
@@ -335,6 +349,13 @@ export const zFaultSchemas = {
   }),
   partition: z.strictObject({ kind: z.literal('partition'), a: zActorPattern, b: zActorPattern, for: zDuration.optional() }),
   nodeDown: z.strictObject({ kind: z.literal('nodeDown'), node: zName, for: zDuration.optional() }),
+  /** The kubelet process stops (for `for`, else for good); the runtime and its containers keep running. */
+  kubeletDown: z.strictObject({ kind: z.literal('kubeletDown'), node: zName, for: zDuration.optional() }),
+  /**
+   * The node is cut off from the control plane for `for`: its kubelet keeps running and keeps its
+   * pods, but every request to the apiserver fails and its pod watch ends (re-established after).
+   */
+  networkPartition: z.strictObject({ kind: z.literal('networkPartition'), node: zName, for: zDuration.optional() }),
   nodeDeleted: z.strictObject({ kind: z.literal('nodeDeleted'), node: zName }),
   /**
    * A client's connection to the apiserver breaks for `for`: everything between them is lost (an
@@ -490,6 +511,24 @@ export const zExpect = z.strictObject({
       }),
     )
     .optional(),
+  /**
+   * A Node's state at a time (`since` a step, plus `at`): its Ready condition (`True`, `False`,
+   * `Unknown`; `kubectl get nodes` prints the last two as NotReady) and, with `taints`, exactly
+   * these `key[=value]:effect` taints, in any order.
+   */
+  nodes: z
+    .array(
+      z.strictObject({
+        node: zName,
+        since: z.string().optional(),
+        at: zDuration,
+        ready: z.enum(['True', 'False', 'Unknown']).optional(),
+        taints: z.array(z.string().regex(/^[^:\s]+:(NoSchedule|PreferNoSchedule|NoExecute)$/, { message: 'expected key[=value]:effect, e.g. node.kubernetes.io/unreachable:NoExecute' })).optional(),
+      }),
+    )
+    .optional(),
+  /** A pod's `Ready` condition at a time (the node lifecycle controller's MarkPodsNotReady sets it False; READY n/n does not change). */
+  podReady: z.array(z.strictObject({ pod: z.string(), since: z.string().optional(), at: zDuration, ready: z.enum(['True', 'False']) })).optional(),
   /** What kubectl printed for a step (by id): each string appears in its output, in this order. */
   output: z.array(z.strictObject({ step: z.string().min(1), contains: z.array(z.string().min(1)).min(1) })).optional(),
   invariants: z

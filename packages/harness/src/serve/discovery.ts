@@ -12,7 +12,7 @@ import type { ResourceName, Subresource } from '@podsim/api';
 export interface ServedResource {
   readonly resource: ResourceName;
   /** API group ('' for core). */
-  readonly group: '' | 'apps' | 'policy' | 'batch' | 'discovery.k8s.io';
+  readonly group: '' | 'apps' | 'policy' | 'batch' | 'discovery.k8s.io' | 'coordination.k8s.io';
   readonly version: 'v1';
   readonly kind: string;
   readonly singular: string;
@@ -211,6 +211,18 @@ export const SERVED_RESOURCES: readonly ServedResource[] = [
     version: 'v1',
     kind: 'EndpointSlice',
     singular: 'endpointslice',
+    namespaced: true,
+    shortNames: [],
+    categories: [],
+    verbs: ALL_VERBS,
+    subresources: [],
+  },
+  {
+    resource: 'leases',
+    group: 'coordination.k8s.io',
+    version: 'v1',
+    kind: 'Lease',
+    singular: 'lease',
     namespaced: true,
     shortNames: [],
     categories: [],

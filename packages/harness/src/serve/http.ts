@@ -518,6 +518,10 @@ export function route(req: HttpRequestIn, serverAddress: string): Outcome {
       return readOnly(() => json(apiGroup('discovery.k8s.io')));
     case '/apis/discovery.k8s.io/v1':
       return readOnly(() => json(apiResourceList('discovery.k8s.io')));
+    case '/apis/coordination.k8s.io':
+      return readOnly(() => json(apiGroup('coordination.k8s.io')));
+    case '/apis/coordination.k8s.io/v1':
+      return readOnly(() => json(apiResourceList('coordination.k8s.io')));
     case '/openapi/v3':
       return readOnly(() => json(openApiV3Root()));
   }
@@ -531,7 +535,7 @@ export function route(req: HttpRequestIn, serverAddress: string): Outcome {
   if (segs[0] === 'api' && segs[1] === 'v1') {
     group = '';
     rest = segs.slice(2);
-  } else if (segs[0] === 'apis' && (segs[1] === 'apps' || segs[1] === 'policy' || segs[1] === 'batch' || segs[1] === 'discovery.k8s.io') && segs[2] === 'v1') {
+  } else if (segs[0] === 'apis' && (segs[1] === 'apps' || segs[1] === 'policy' || segs[1] === 'batch' || segs[1] === 'discovery.k8s.io' || segs[1] === 'coordination.k8s.io') && segs[2] === 'v1') {
     group = segs[1];
     rest = segs.slice(3);
   } else return fail(notFoundPath());

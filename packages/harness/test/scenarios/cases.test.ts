@@ -1,5 +1,5 @@
 /**
- * The reported cases (/work/shared/cases, issue #10) as CI tests: every scenario file in
+ * The reported cases (/work/shared/cases, issue #10; the N node-loss cases, issue #15) as CI tests: every scenario file in
  * examples/cases runs through the CLI entry (`podsim run FILE`, placement single, one worker
  * thread each, all files at once) and must exit 0 — every step, expectation and invariant held.
  * One of them also runs on shards:2 and must give the same trace digest (placement never changes
@@ -21,8 +21,8 @@ const SHARDED = join(DIR, 'C05-grace-period-zero-without-force-is-one-second.yam
 
 
 test('every reported case has a scenario file', (t) => {
-  const ids = new Set(FILES.map((f) => /\/(C\d\d)-/.exec(f)?.[1]));
-  t.deepEqual([...ids].sort(), ['C01', 'C02', 'C04', 'C05', 'C06', 'C07', 'C08', 'C10', 'C12', 'C14', 'C15', 'C16', 'C18', 'C22', 'C25']);
+  const ids = new Set(FILES.map((f) => /\/([CN]\d\d)-/.exec(f)?.[1]));
+  t.deepEqual([...ids].sort(), ['C01', 'C02', 'C04', 'C05', 'C06', 'C07', 'C08', 'C10', 'C12', 'C14', 'C15', 'C16', 'C18', 'C22', 'C25', 'N01', 'N02', 'N04', 'N06', 'N07']);
 });
 
 for (const file of FILES) {

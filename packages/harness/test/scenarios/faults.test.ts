@@ -170,6 +170,27 @@ const cases: Array<{ title: string; text: string; check?: (r: Awaited<ReturnType
     }),
   },
   {
+    title: 'kubeletDown for 20 s: the container keeps running and gets no SIGTERM until the restarted kubelet syncs the deletion',
+    text: scenario({
+      pre: '  - fault: { kind: kubeletDown, node: node-1, for: 20s }\n',
+      expect: `  timings:
+    - { pod: p, event: TERM, since: del, within: [20s, 23s] }
+    - { pod: p, event: exit, after: TERM, within: [3s, 3s] }
+    - { pod: p, event: gone, since: del, within: [23s, 30s] }
+  signals: [{ pod: p, TERM: 1, KILL: 0 }]`,
+    }),
+  },
+  {
+    title: 'networkPartition of the node after the delete reached it: the kubelet stops the container, the pod object waits for the heal',
+    text: scenario({
+      post: '  - sleep: 1s\n  - fault: { kind: networkPartition, node: node-1, for: 20s }\n',
+      expect: `  timings:
+    - { pod: p, event: TERM, since: del, within: [0s, 1s] }
+    - { pod: p, event: exit, since: del, within: [3s, 4500ms] }
+    - { pod: p, event: gone, since: del, within: [21s, 2m] }`,
+    }),
+  },
+  {
     title: 'nodeDown for 20 s: nothing on the node answers; after the reboot the fresh kubelet finishes the deletion',
     text: scenario({
       pre: '  - fault: { kind: nodeDown, node: node-1, for: 20s }\n',

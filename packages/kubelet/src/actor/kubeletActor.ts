@@ -37,6 +37,7 @@ export function actorEnv(
 ): { env: KubeletEnv; fireTimer(id: number): void } {
   const runtime = runtimeActorId(nodeName);
   const callbacks = new Map<number, () => void>();
+  const apiOpts = { timeoutUs: timeouts.apiRequestTimeoutUs, failFast: true } as const;
   let clock: Clock | undefined;
   const env: KubeletEnv = {
     now: () => getCtx().now,
@@ -67,14 +68,14 @@ export function actorEnv(
         timeoutUs === undefined ? CRI_NO_TIMEOUT : { timeoutUs, failFast: true },
       );
     },
-    api(req, cb) {
+    api(req, cb, timeoutUs) {
       // A kubelet (re)started while its connection to the apiserver is broken has none to lose
       // requests on: its dials fail at once (failFast) and the callers retry on their schedules.
       getCtx().request(
         APISERVER_ACTOR,
         req,
         (reply) => cb(reply.type === 'RequestTimedOut' ? apiTimeout() : reply.type === 'RequestUnavailable' ? apiUnavailable(reply as RequestUnavailable) : (reply as ApiResult)),
-        { timeoutUs: timeouts.apiRequestTimeoutUs, failFast: true },
+        timeoutUs === undefined ? apiOpts : { timeoutUs, failFast: true },
       );
     },
     jitter: (d, f) => getCtx().stream('jitter').jitter(d, f),
