@@ -190,7 +190,7 @@ export interface ClusterRun {
 }
 
 /** The controllers the rig runs by default: all but `nodelifecycle`. */
-export const RIG_CONTROLLERS: readonly ControllerName[] = ['replicaset', 'deployment', 'podgc', 'garbagecollector', 'namespace', 'disruption'];
+export const RIG_CONTROLLERS: readonly ControllerName[] = ['replicaset', 'deployment', 'podgc', 'garbagecollector', 'namespace', 'disruption', 'job', 'ttl-after-finished', 'daemonset', 'statefulset', 'endpoint', 'endpointslice'];
 
 export function runCluster(o: ClusterOptions): ClusterRun {
   // Stored objects are deep-frozen: a controller that mutated an informer object would throw.
