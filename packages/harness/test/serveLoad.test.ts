@@ -1,7 +1,8 @@
 /**
  * Issue #20 item 6: watches whose client stops reading are closed once their unsent buffer
  * passes the bound (as the apiserver's watch cache drops a slow watcher), instead of buffering
- * without limit. A bounded load (≤ 30 s, 20 writers + 7 watchers, 127.0.0.1 only) creates and
+ * without limit. A bounded load (until the idle watchers are closed, ≤ 20 s; 20 writers + 6
+ * watchers, 127.0.0.1 only) creates and
  * deletes pods while 5 watchers idle: their streams are closed with at most the bound queued,
  * the server keeps answering, and a client that re-watches from its last resourceVersion (or
  * re-lists after 410, as client-go's reflector) ends with exactly the server's pods.
@@ -15,7 +16,8 @@ import { startServer } from '../src/serve/server.js';
 import { servePlan } from '../src/serve/servePlan.js';
 
 const BOUND = 256 * 1024;
-const LOAD_MS = 8_000;
+/** The load runs until the 5 idle watchers are closed, at most this long (wall ms). */
+const LOAD_MS = 20_000;
 const WRITERS = 20;
 
 interface PodJson {
@@ -78,8 +80,9 @@ test('idle watchers are closed at the buffer bound during a pod create/delete lo
   const stop = Date.now() + LOAD_MS;
   let created = 0;
   let seq = 0;
+  const loading = () => Date.now() < stop && server.watchStats.slowClosed < idle.length;
   const writer = async () => {
-    while (Date.now() < stop) {
+    while (loading()) {
       const name = `load-${seq++}`;
       const body = { apiVersion: 'v1', kind: 'Pod', metadata: { name, annotations: { pad } }, spec: { nodeSelector: { none: 'x' }, containers: [{ name: 'c', image: 'i' }] } };
       const c = await fetch(pods, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
@@ -90,7 +93,7 @@ test('idle watchers are closed at the buffer bound during a pod create/delete lo
   };
   let slowestHealthMs = 0;
   const health = async () => {
-    while (Date.now() < stop) {
+    while (loading()) {
       const t0 = Date.now();
       const r = await fetch(`${base}/healthz`);
       await r.text();
@@ -99,14 +102,13 @@ test('idle watchers are closed at the buffer bound during a pod create/delete lo
     }
   };
   await Promise.all([...Array.from({ length: WRITERS }, writer), health()]);
-  t.log(`created ${created} pods in ${LOAD_MS} ms; slowest /healthz ${slowestHealthMs} ms; watch stats ${JSON.stringify(server.watchStats)}`);
+  t.log(`created ${created} pods; slowest /healthz ${slowestHealthMs} ms; watch stats ${JSON.stringify(server.watchStats)}`);
 
   // Every idle watcher was closed by the server, with at most the bound plus one event queued.
   // (A paused client socket notices the close only once it reads again.)
   t.true(server.watchStats.slowClosed >= 5, `slowClosed ${server.watchStats.slowClosed}`);
   t.true(server.watchStats.maxQueuedBytes <= 16 * BOUND, `maxQueuedBytes ${server.watchStats.maxQueuedBytes}`);
   t.true(slowestHealthMs < 5_000, `slowest /healthz ${slowestHealthMs} ms`);
-  t.true(created > 200, `created ${created}`);
 
   // A client-go-like client: what the closed stream delivered, then a watch from its last
   // resourceVersion (or a re-list after 410 Expired) — its pods are the server's.
