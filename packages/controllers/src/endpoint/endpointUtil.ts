@@ -8,6 +8,8 @@
 import type { Pod, Service, ServicePort } from '@podsim/api';
 import { ANNOTATION_TOLERATE_UNREADY } from '@podsim/api';
 import { isPodReady } from '../podutil.js';
+import type { Informer } from '../informer.js';
+import { objectKey } from '../objects.js';
 
 /** `ShouldPodBeInEndpoints(pod, includeTerminating)`: not terminal, has an IP, and (unless included) not terminating. */
 export function shouldPodBeInEndpoints(pod: Pod, includeTerminating: boolean): boolean {
@@ -114,4 +116,29 @@ export function servicesToUpdateOnPodChange(services: Iterable<Service>, oldPod:
   for (const k of now) if (!before.has(k)) diff.add(k);
   for (const k of before) if (!now.has(k)) diff.add(k);
   return diff;
+}
+
+/**
+ * The Service and pod event handlers the Endpoints and EndpointSlice controllers share (both
+ * `NewController`s in 1.22: a Service add/update/delete enqueues its key at once; a pod
+ * add/update/delete enqueues the Services it belongs to after `batchPeriodUs`, the
+ * `--endpoint(slice)-updates-batch-period`). Without Services no pod change matters, so a storm
+ * of pod events costs nothing here.
+ */
+export function addServiceAndPodTriggers(
+  services: Informer<Service>,
+  pods: Informer<Pod>,
+  queue: { add(key: string): void; addAfter(key: string, delayUs: number): void },
+  batchPeriodUs: number,
+): void {
+  const enqueue = (s: Service) => queue.add(objectKey(s));
+  services.addEventHandler({ onAdd: enqueue, onUpdate: (_o, s) => enqueue(s), onDelete: enqueue });
+  const batch = (keys: Iterable<string>) => {
+    for (const k of keys) queue.addAfter(k, batchPeriodUs);
+  };
+  pods.addEventHandler({
+    onAdd: (p) => services.size > 0 && batch(podServiceMemberships(services.values(), p)),
+    onUpdate: (o, p) => services.size > 0 && batch(servicesToUpdateOnPodChange(services.values(), o, p)),
+    onDelete: (p) => services.size > 0 && batch(podServiceMemberships(services.values(), p)),
+  });
 }

@@ -22,7 +22,7 @@ import type { Informer } from '../informer.js';
 import { canonicalJson, keyOf, objectKey, splitKey } from '../objects.js';
 import { isPodReady } from '../podutil.js';
 import { type SyncResult, Workers } from '../workqueue.js';
-import { findPort, podIPv4, podServiceMemberships, servicesToUpdateOnPodChange, shouldPodBeInEndpoints, shouldSetHostname, tolerateUnready } from './endpointUtil.js';
+import { findPort, podIPv4, addServiceAndPodTriggers, shouldPodBeInEndpoints, shouldSetHostname, tolerateUnready } from './endpointUtil.js';
 
 /** `--concurrent-endpoint-syncs` default. */
 export const CONCURRENT_ENDPOINT_SYNCS = 5;
@@ -146,17 +146,7 @@ export class EndpointsController {
     this.batchPeriodUs = opts.batchPeriodUs ?? 0;
     this.recorder = new ControllerEventRecorder(env, client, 'endpoint-controller');
     this.workers = new Workers(env, opts.workers ?? CONCURRENT_ENDPOINT_SYNCS, (key) => this.syncService(key), client.sender);
-    const enqueue = (s: Service) => this.workers.queue.add(objectKey(s));
-    services.addEventHandler({ onAdd: enqueue, onUpdate: (_o, s) => enqueue(s), onDelete: enqueue });
-    const batch = (keys: Iterable<string>) => {
-      for (const k of keys) this.workers.queue.addAfter(k, this.batchPeriodUs);
-    };
-    // Without Services no pod change matters (and a storm of pod events costs nothing here).
-    pods.addEventHandler({
-      onAdd: (p) => this.services.size > 0 && batch(podServiceMemberships(this.services.values(), p)),
-      onUpdate: (o, p) => this.services.size > 0 && batch(servicesToUpdateOnPodChange(this.services.values(), o, p)),
-      onDelete: (p) => this.services.size > 0 && batch(podServiceMemberships(this.services.values(), p)),
-    });
+    addServiceAndPodTriggers(services, pods, this.workers.queue, this.batchPeriodUs);
     // A deleted Endpoints object of a live Service is recreated.
     endpoints.addEventHandler({ onDelete: (ep) => this.services.get(objectKey(ep)) && this.workers.queue.add(objectKey(ep)) });
   }

@@ -19,9 +19,9 @@ import { ControllerEventRecorder } from '../events.js';
 import { type Sync, type SyncError, call, isNotFound, isOk, syncErrorOf } from '../coroutine.js';
 import type { ControllerEnv } from '../env.js';
 import type { Informer } from '../informer.js';
-import { keyOf, objectKey, splitKey } from '../objects.js';
+import { keyOf, splitKey } from '../objects.js';
 import { type SyncResult, Workers } from '../workqueue.js';
-import { podServiceMemberships, servicesToUpdateOnPodChange } from '../endpoint/endpointUtil.js';
+import { addServiceAndPodTriggers } from '../endpoint/endpointUtil.js';
 import { MAX_ENDPOINTS_PER_SLICE, type ReconcilerGates, reconcileSlices } from './reconciler.js';
 
 /** `--concurrent-service-endpoint-syncs` default. */
@@ -130,17 +130,7 @@ export class EndpointSliceController {
       const k = managedServiceKey(s);
       return k ? [k] : [];
     });
-    const enqueue = (s: Service) => this.workers.queue.add(objectKey(s));
-    services.addEventHandler({ onAdd: enqueue, onUpdate: (_o, s) => enqueue(s), onDelete: enqueue });
-    const batch = (keys: Iterable<string>) => {
-      for (const k of keys) this.workers.queue.addAfter(k, this.batchPeriodUs);
-    };
-    // Without Services no pod change matters (and a storm of pod events costs nothing here).
-    pods.addEventHandler({
-      onAdd: (p) => this.services.size > 0 && batch(podServiceMemberships(this.services.values(), p)),
-      onUpdate: (o, p) => this.services.size > 0 && batch(servicesToUpdateOnPodChange(this.services.values(), o, p)),
-      onDelete: (p) => this.services.size > 0 && batch(podServiceMemberships(this.services.values(), p)),
-    });
+    addServiceAndPodTriggers(services, pods, this.workers.queue, this.batchPeriodUs);
     const sliceDelay = Math.max(ENDPOINTSLICE_CHANGE_MIN_SYNC_DELAY_US, this.batchPeriodUs);
     const onSlice = (s: EndpointSlice) => {
       const k = managedServiceKey(s);
