@@ -6,7 +6,8 @@
  */
 import test from 'ava';
 import type { TraceModel } from '../../src/checkers/model.js';
-import { runText, stepTimes, why, writesOf, S } from './helpers.js';
+import { readFileSync } from 'node:fs';
+import { declaredExpectations, runText, stepTimes, why, writesOf, S } from './helpers.js';
 
 const sts = (o: { replicas?: number; policy?: string; tgps?: number; sigterm?: string; image?: string } = {}) => `
 ---
@@ -266,4 +267,26 @@ ${sts({ sigterm: 'exit:2s:0' })
   t.true(del2 >= readyAgain, `web-2 deleted at ${del2}, before web-0 was ready again at ${readyAgain}`);
   t.true(del1 >= goneTimes(model, 'web-2')[0], 'web-1 deleted before web-2 was gone');
   t.deepEqual(deleteTimes(model, 'web-0'), []);
+});
+
+test('examples/statefulset-node-loss.yaml: db-0 on a powered-off node blocks its ordinal until the Node object is deleted; the new db-0 comes only once the old object is gone', async (t) => {
+  t.timeout(120_000);
+  const text = readFileSync('examples/statefulset-node-loss.yaml', 'utf8');
+  const { report, model } = await runText('statefulset-node-loss', text);
+  t.true(report.ok, why(report));
+  t.is(report.expectations.length, declaredExpectations(text), 'every expectation the file declares was judged');
+  const [oldUid, newUid] = uids(model, 'db-0');
+  t.truthy(newUid, 'a second db-0 was created');
+  const w = writesOf(model, 'db-0');
+  const oldGone = w.find((x) => x.uid === oldUid && x.event === 'DELETED')!.t;
+  const oldTerminating = w.find((x) => x.uid === oldUid && x.deletionTimestamp)!.t;
+  const newAdded = w.find((x) => x.uid === newUid && x.event === 'ADDED')!.t;
+  const down = stepTimes(model, 'down').start;
+  const nodeDeleted = stepTimes(model, 'delete-node').start;
+  // Terminating from the taint manager's eviction (≈345 s) until pod GC after the Node DELETE:
+  // no replacement in between, however long.
+  t.true(oldTerminating - down > 300 * S && nodeDeleted - oldTerminating > 200 * S);
+  t.true(oldGone > nodeDeleted, 'the old db-0 outlived its node');
+  t.true(newAdded > oldGone && newAdded - oldGone < S, `new db-0 created ${(newAdded - oldGone) / S}s after the old one was gone`);
+  t.is(model.writes.filter((x) => x.resource === 'pods' && x.name === 'db-0' && x.event === 'ADDED').length, 2);
 });

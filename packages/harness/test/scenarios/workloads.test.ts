@@ -396,3 +396,61 @@ spec:
   );
   t.true(report.ok, why(report));
 });
+
+test('a DaemonSet pod on a node that loses power stays in the API, Running, while the Deployment pod beside it is evicted (the daemon tolerates unreachable:NoExecute without tolerationSeconds)', async (t) => {
+  t.timeout(120_000);
+  const { report, model } = await runText(
+    'ds-node-loss',
+    `kind: Scenario
+cluster:
+  seed: 1
+  nodes: [{ name: w1 }, { name: w2 }]
+steps:
+  - sleep: 2s
+  - cordon: w1
+  - apply: all
+  - sleep: 30s
+  - uncordon: w1
+  - id: down
+    fault: { kind: nodeDown, node: w2 }
+  - sleep: 420s
+expect:
+  invariants: clean
+---
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: { name: agent }
+spec:
+  selector: { matchLabels: { app: agent } }
+  template:
+    metadata: { labels: { app: agent } }
+    spec: { containers: [{ name: agent, image: fluentd:1.14 }] }
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: { name: web }
+spec:
+  replicas: 1
+  selector: { matchLabels: { app: web } }
+  template:
+    metadata: { labels: { app: web } }
+    spec: { containers: [{ name: web, image: nginx:1.21 }] }
+`,
+  );
+  t.true(report.ok, why(report));
+  const down = stepTimes(model, 'down').start;
+  const podsOn = (node: string, label: string) => [...new Set(model.writes.filter((w) => w.resource === 'pods' && w.nodeName === node && w.name.startsWith(label)).map((w) => w.uid))];
+  const [daemonOnW2] = podsOn('w2', 'agent-');
+  const [webOnW2] = podsOn('w2', 'web-');
+  t.truthy(daemonOnW2, 'a daemon pod ran on w2');
+  t.truthy(webOnW2, 'the web pod ran on w2 (w1 was cordoned when it was created)');
+  const terminating = (uid: string) => model.podWrites.get(uid)?.find((w) => w.deletionTimestamp)?.t;
+  const webEvicted = terminating(webOnW2);
+  t.truthy(webEvicted, 'the taint manager evicted the web pod');
+  t.true(webEvicted! - down > 300 * S && webEvicted! - down < 360 * S, `web evicted ${(webEvicted! - down) / S}s after the power-off`);
+  t.is(terminating(daemonOnW2), undefined, 'the daemon pod was never deleted');
+  // Its node is NotReady and tainted all the while; the pod keeps its last posted phase.
+  const last = model.podWrites.get(daemonOnW2)!.at(-1)!;
+  t.is(last.phase, 'Running');
+  t.is(last.podReady, 'False', 'MarkPodsNotReady set its Ready condition False');
+});
