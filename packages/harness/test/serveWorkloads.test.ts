@@ -6,7 +6,7 @@
  * pod goes too), `create job` (a protobuf body); cronjobs are not served. Fresh discovery cache per test (KUBECACHEDIR).
  */
 import test, { type ExecutionContext } from 'ava';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer, type RunningServer } from '../src/serve/server.js';
@@ -119,4 +119,20 @@ test.serial('kubectl apply a Job, wait --for=condition=complete, get and describ
   const cron = await k.run(['get', 'cronjobs']);
   t.not(cron.code, 0);
   t.regex(cron.stderr, /the server doesn't have a resource type "cronjobs"/);
+});
+
+test.serial('deploy/explore-job.yaml (the Indexed Job of README "Seed sweeps on a Kubernetes cluster") is accepted by kubectl apply --dry-run=server, and nothing is created', async (t) => {
+  const k = kubectl(t);
+  const r = await k.run(['apply', '--dry-run=server', '-f', 'deploy/explore-job.yaml']);
+  t.is(r.code, 0, r.stderr);
+  t.regex(r.stdout, /^job\.batch\/podsim-explore created \(server dry run\)$/m);
+  const get = await k.run(['get', 'job', 'podsim-explore']);
+  t.not(get.code, 0);
+  t.regex(get.stderr, /NotFound|not found/);
+  // The same manifest with a broken field is refused by the server (validation ran).
+  const bad = join(dir, 'bad-job.yaml');
+  writeFileSync(bad, readFileSync('deploy/explore-job.yaml', 'utf8').replace(/completionMode: Indexed/, 'completionMode: Sorted'));
+  const r2 = await k.run(['apply', '--dry-run=server', '-f', bad]);
+  t.not(r2.code, 0, r2.stdout);
+  t.regex(r2.stderr, /completionMode/);
 });
