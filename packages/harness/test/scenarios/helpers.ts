@@ -56,7 +56,7 @@ export const MINIO_REFERENCE_ROWS = [
 /**
  * How many expectations a scenario file declares, counted from its text (not by the evaluator it
  * checks): one per `watch` block, `timings` / `exitCodes` / `signals` / `replicaSets` / `jobs` / `output`
- * item (and `nodes` / `podReady` items), `grace` field (request, deletionGracePeriodSeconds, killPod, stopContainer) and `counts`
+ * item (and `nodes` / `podReady` / `traffic` items), `grace` field (request, deletionGracePeriodSeconds, killPod, stopContainer) and `counts`
  * field. `invariants:` is not counted: the tally line reports those separately.
  */
 export function declaredExpectations(text: string): number {
@@ -68,7 +68,7 @@ export function declaredExpectations(text: string): number {
     (n, g) => n + ['request', 'deletionGracePeriodSeconds', 'killPod', 'stopContainer'].filter((k) => g[k] !== undefined).length,
     0,
   );
-  return ['watch', 'timings', 'exitCodes', 'signals', 'replicaSets', 'jobs', 'output', 'nodes', 'podReady'].reduce((n, k) => n + items(e[k]), grace + Object.keys((e.counts ?? {}) as object).length);
+  return ['watch', 'timings', 'exitCodes', 'signals', 'replicaSets', 'jobs', 'output', 'nodes', 'podReady', 'traffic'].reduce((n, k) => n + items(e[k]), grace + Object.keys((e.counts ?? {}) as object).length);
 }
 
 /** The `expectations: P/T passed` tally of `podsim run` output, or undefined when it is missing. */
