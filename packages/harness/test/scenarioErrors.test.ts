@@ -443,3 +443,55 @@ test('podsim run of a file without expectations exits 0 and says "no expectation
   t.is(one.code, EXIT_OK, one.out);
   t.is(one.out.split('\n').at(-1), 'PASS', one.out);
 });
+
+test('scheduling fields podsim\'s scheduler does not run (topologySpreadConstraints, pod (anti-)affinity, preferred node affinity) are accepted with one file:line warning each, on validate and run (found by the fresh-user trial: a spread constraint was silently ignored)', async (t) => {
+  const text = `kind: Scenario
+cluster:
+  nodes: [{ name: w1 }, { name: w2 }]
+steps:
+  - apply: all
+  - sleep: 5s
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: { name: web }
+spec:
+  replicas: 2
+  selector: { matchLabels: { app: web } }
+  template:
+    metadata: { labels: { app: web } }
+    spec:
+      topologySpreadConstraints:
+        - { maxSkew: 1, topologyKey: kubernetes.io/hostname, whenUnsatisfiable: DoNotSchedule, labelSelector: { matchLabels: { app: web } } }
+      affinity:
+        podAntiAffinity:
+          requiredDuringSchedulingIgnoredDuringExecution:
+            - { topologyKey: kubernetes.io/hostname, labelSelector: { matchLabels: { app: web } } }
+      containers: [{ name: app, image: nginx:1.21 }]
+---
+apiVersion: v1
+kind: Pod
+metadata: { name: p }
+spec:
+  affinity:
+    nodeAffinity:
+      preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 1, preference: { matchExpressions: [{ key: zone, operator: In, values: [a] }] } }]
+  containers: [{ name: app, image: nginx:1.21 }]
+`;
+  const p = file('unscheduled-fields.yaml', text);
+  const v = await cli(['validate', p]);
+  t.is(v.code, EXIT_OK, v.err);
+  const lines = v.err.trim().split('\n');
+  t.deepEqual(
+    lines.map((l) => l.replace(/: accepted, not simulated: .*/, '')),
+    [
+      `${p}:18:9: warning: Deployment/web spec.template.spec.topologySpreadConstraints`,
+      `${p}:21:11: warning: Deployment/web spec.template.spec.affinity.podAntiAffinity`,
+      `${p}:31:56: warning: Pod/p spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution`,
+    ],
+    v.err,
+  );
+  const r = await cli(['run', p, '--quiet', '--engine', 'local']);
+  t.is(r.code, EXIT_OK, r.out);
+  t.is((r.err.match(/accepted, not simulated/g) ?? []).length, 3, r.err);
+});

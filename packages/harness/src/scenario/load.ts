@@ -328,6 +328,31 @@ function validateManifest(value: unknown, src: SourceDoc, path: Path, issues: Sc
       for (const u of res.unknown.filter((k) => !appKeys.includes(k))) warnings.push(src.issue([...path, ...annPath, u], 'not a podsim behaviour annotation; ignored', { prefix, warning: true }));
     }
   }
+  // Pod spec fields the scheduler does not run: accepted (as the apiserver would), but placement
+  // would silently differ from a real cluster's, so each gets a warning naming it.
+  const specPath: Path = kind === 'Pod' ? ['spec'] : annPath.length > 0 ? ['spec', 'template', 'spec'] : [];
+  if (specPath.length > 0) {
+    let spec: unknown = value;
+    for (const p of specPath) spec = isObject(spec) ? spec[p as string] : undefined;
+    if (isObject(spec)) {
+      for (const [field, present] of unscheduledPodFields(spec)) {
+        if (present) warnings.push(src.issue([...path, ...specPath, ...field.split('.')], `accepted, not simulated: podsim's scheduler ignores ${field} (it runs NodeUnschedulable, TaintToleration, NodeAffinity required terms and NodeResourcesFit), so pods may land where kube-scheduler would not place them`, { prefix, warning: true }));
+      }
+    }
+  }
   if (!r.success || (meta.name === undefined && meta.generateName === undefined)) return [];
   return [{ object: r.data as unknown as KubeObject, src, path }];
+}
+
+/** The scheduling fields of a pod spec that podsim's scheduler does not honour, with whether `spec` sets them. */
+function unscheduledPodFields(spec: Record<string, unknown>): Array<[string, boolean]> {
+  const aff = isObject(spec.affinity) ? spec.affinity : {};
+  const nodeAff = isObject(aff.nodeAffinity) ? aff.nodeAffinity : {};
+  const nonEmpty = (v: unknown) => v !== undefined && v !== null && !(Array.isArray(v) && v.length === 0);
+  return [
+    ['topologySpreadConstraints', nonEmpty(spec.topologySpreadConstraints)],
+    ['affinity.podAffinity', nonEmpty(aff.podAffinity)],
+    ['affinity.podAntiAffinity', nonEmpty(aff.podAntiAffinity)],
+    ['affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution', nonEmpty(nodeAff.preferredDuringSchedulingIgnoredDuringExecution)],
+  ];
 }
