@@ -148,3 +148,26 @@ test('well-formed objects decode unchanged: null fields and unknown fields pass 
   t.deepEqual(c.futureField, { a: 1 });
   t.is((r.body as Pod).spec.nodeSelector, null as never);
 });
+
+// Bodies of the kinds the cluster issues added (found by the bad-input trial: each of these threw
+// in the apiserver actor and took `podsim serve` down: "ActorThrew in apiserver … forEach is not
+// a function"). Each is now a 400 with the Go decoder's words, and the server answers the next
+// request.
+const tmpl = (spec: Record<string, unknown>) => ({ metadata: { labels: { app: 'x' } }, spec: { containers: [{ name: 'a', image: 'x' }], ...spec } });
+for (const [what, resource, body, message] of [
+  ['a Service with ports "80"', 'services', { apiVersion: 'v1', kind: 'Service', metadata: { name: 's' }, spec: { ports: '80' } }, /cannot unmarshal string into Go struct field Service\.spec\.ports of type \[\]v1\.ServicePort/],
+  ['an Endpoints with subsets "x"', 'endpoints', { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'e' }, subsets: 'x' }, /cannot unmarshal string into Go struct field Endpoints\.subsets of type \[\]v1\.EndpointSubset/],
+  ['an EndpointSlice with endpoints "x"', 'endpointslices', { apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: { name: 'es' }, addressType: 'IPv4', endpoints: 'x' }, /cannot unmarshal string into Go struct field EndpointSlice\.endpoints of type \[\]v1\.Endpoint/],
+  ['a DaemonSet whose template has tolerations "x"', 'daemonsets', { apiVersion: 'apps/v1', kind: 'DaemonSet', metadata: { name: 'd' }, spec: { selector: { matchLabels: { app: 'x' } }, template: tmpl({ tolerations: 'x' }) } }, /cannot unmarshal string into Go struct field DaemonSet\.spec\.template\.spec\.tolerations/],
+  ['a Job whose container has env 5', 'jobs', { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'j' }, spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'a', image: 'x', env: 5 }] } } } }, /cannot unmarshal number 5 into Go struct field Job\.spec\.template\.spec\.containers\[0\]\.env/],
+  ['a Job with ttlSecondsAfterFinished "soon"', 'jobs', { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'j2' }, spec: { ttlSecondsAfterFinished: 'soon', template: { spec: { restartPolicy: 'Never', containers: [{ name: 'a', image: 'x' }] } } } }, /cannot unmarshal string into Go struct field Job\.spec\.ttlSecondsAfterFinished of type int32/],
+] as const) {
+  test(`bug: ${what} threw in the apiserver — now 400, and the server still answers`, (t) => {
+    const h = new Harness();
+    const r = h.req({ type: 'ApiCreate', resource, namespace: 'default', object: body as never });
+    t.is(r.code, 400, JSON.stringify(r.body));
+    t.regex(status(r).message!, message);
+    const next = h.req({ type: 'ApiList', resource, namespace: 'default' });
+    t.is(next.code, 200);
+  });
+}

@@ -292,7 +292,10 @@ export function registerExploreCommands(program: Command, io: ExploreIo, done: (
           const stop = { ...(o.for !== undefined ? { forSeconds: o.for / 1000 } : {}), ...(o.untilFailures !== undefined ? { untilFailures: o.untilFailures } : {}) };
           const note = stopNote(s.stopped === 'done' ? {} : { [s.stopped]: 1 }, stop, s.seeds, { from: a, to: b }, shard);
           // The summary goes to stdout once the bar (on stderr) is cleared.
-          for (const l of formatExploreSummary(s, { notes: note ? [note] : [] })) say(l);
+          // A sweep cut short by a signal did not run its seeds: it is not a PASS of them (its
+          // result is partial; the exit code is 143).
+          const verdict = s.stopped === 'signal' ? `STOPPED: ${s.failing === 0 ? 'no failing seed among those that ran' : `${s.failing} failing`}; the sweep is incomplete` : undefined;
+          for (const l of formatExploreSummary(s, { notes: note ? [note] : [], ...(verdict ? { verdict } : {}) })) say(l);
           if (o.json) writeFileSync(o.json, `${JSON.stringify(s, null, 2)}\n`);
           if (shard !== undefined || outFile !== undefined) {
             const cpu = process.cpuUsage(cpu0);
