@@ -307,6 +307,10 @@ export function evaluateExpectations(m: TraceModel, expect: ExpectSpec | undefin
       results.push({ kind: 'node', expected, ok: false, actual: `step ${n.since} never ran` });
       continue;
     }
+    if (from + n.at > m.endUs) {
+      results.push({ kind: 'node', expected, ok: false, actual: `the run ended ${formatDuration(m.endUs - from)} after ${n.since ?? 'start'}, before that time: nothing was checked` });
+      continue;
+    }
     const w = stateAt('nodes', n.node, from + n.at);
     if (!w) {
       results.push({ kind: 'node', expected, ok: false, actual: 'no such Node then' });
@@ -323,6 +327,10 @@ export function evaluateExpectations(m: TraceModel, expect: ExpectSpec | undefin
     const from = stepStart(r.since);
     if (!pod || from === undefined) {
       results.push({ kind: 'podReady', expected, ok: false, actual: !pod ? unbound(r.pod) : `step ${r.since} never ran` });
+      continue;
+    }
+    if (from + r.at > m.endUs) {
+      results.push({ kind: 'podReady', expected, ok: false, actual: `the run ended ${formatDuration(m.endUs - from)} after ${r.since ?? 'start'}, before that time: nothing was checked` });
       continue;
     }
     let last: string | undefined;

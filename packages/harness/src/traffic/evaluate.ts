@@ -395,7 +395,10 @@ export function trafficExpectations(report: TrafficReport, specs: readonly Traff
       const b = e[k];
       if (!b) continue;
       const v = got[k];
-      const ok = (b.min === undefined || v >= b.min) && (b.max === undefined || v <= b.max);
+      // A bound judged over no request at all checked nothing (a source that starts after the
+      // run ended, or a Service it never reached): that is not a pass.
+      const requests = sum((s) => s.requests);
+      const ok = requests > 0 && (b.min === undefined || v >= b.min) && (b.max === undefined || v <= b.max);
       const range = `${b.min !== undefined ? `≥ ${b.min}` : ''}${b.min !== undefined && b.max !== undefined ? ' and ' : ''}${b.max !== undefined ? `≤ ${b.max}` : ''}`;
       const causes = Object.entries(srcs.reduce<Record<string, number>>((acc, s) => {
         for (const [c, n] of Object.entries(s.byCause)) acc[c] = (acc[c] ?? 0) + (n ?? 0);
@@ -403,7 +406,11 @@ export function trafficExpectations(report: TrafficReport, specs: readonly Traff
       }, {}))
         .map(([c, n]) => `${c} ${n}`)
         .join(', ');
-      out.push({ expected: `traffic${e.source ? ` ${e.source}` : ''} ${k} ${range}`, ok, actual: `${k} ${v} of ${sum((s) => s.requests)} requests${causes ? ` (${causes})` : ''}` });
+      out.push({
+        expected: `traffic${e.source ? ` ${e.source}` : ''} ${k} ${range}`,
+        ok,
+        actual: requests === 0 ? `no request was sent${e.source ? ` by source ${e.source}` : ''} during the run, so nothing was checked` : `${k} ${v} of ${requests} requests${causes ? ` (${causes})` : ''}`,
+      });
     }
   }
   return out;

@@ -139,3 +139,43 @@ spec: { containers: [{ name: c, image: nginx }] }
   t.regex(l2, /bad\.yaml:5:\d+: traffic\[0\]\.fromNodes\[0\]: no node "node-9"/);
   t.regex(l2, /bad\.yaml:9:\d+: expect\.traffic\.source: no traffic source "nope"/);
 });
+
+test('bug: an expectation that nothing could check passed — a traffic bound over a source that sent no request, and expect.nodes / podReady at a time after the run ended; each now fails, saying why (found by the bad-input trial)', async (t) => {
+  const { report } = await runText(
+    'unchecked-expectations',
+    `kind: Scenario
+cluster: { seed: 1, nodes: [{ name: n1 }] }
+traffic:
+  - { id: late, service: web, fromNodes: [n1], rate: 10, start: 1h }
+steps:
+  - apply: all
+  - id: d
+    sleep: 10s
+expect:
+  pods: [a]
+  traffic: [{ source: late, failed: { max: 0 } }]
+  nodes: [{ node: n1, since: d, at: 10000s, ready: "True" }]
+  podReady: [{ pod: a, since: d, at: 9999s, ready: "True" }]
+---
+apiVersion: v1
+kind: Pod
+metadata: { name: a, labels: { app: web } }
+spec: { containers: [{ name: a, image: nginx:1.21 }] }
+---
+apiVersion: v1
+kind: Service
+metadata: { name: web }
+spec: { selector: { app: web }, ports: [{ port: 80 }] }
+`,
+  );
+  t.false(report.ok);
+  t.deepEqual(
+    report.expectations.map((e) => [e.kind, e.ok]),
+    [
+      ['node', false],
+      ['podReady', false],
+      ['traffic', false],
+    ].sort(),
+  );
+  t.true(report.expectations.every((e) => /nothing was checked/.test(e.actual)), JSON.stringify(report.expectations));
+});
