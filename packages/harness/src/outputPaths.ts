@@ -3,9 +3,11 @@
  * run, so that a 13-minute run does not end in a failed write, and no output overwrites an input:
  * the directory must exist and be writable, the path must not be a directory, must not be one of
  * the run's input files (the scenario, its `manifestFiles`) and must not be named by two outputs.
- * Problems are {@link ScenarioError}s naming the path and the flag (exit 2, no stack trace).
+ * Problems are {@link ScenarioError}s naming the path and the flag (exit 2, no stack trace). A path
+ * that does not exist yet is created and removed again (the only sure test that it can be); an
+ * existing file is replaced, with a warning on stderr naming it.
  */
-import { accessSync, constants, realpathSync, statSync, type Stats } from 'node:fs';
+import { accessSync, closeSync, constants, openSync, realpathSync, statSync, unlinkSync, type Stats } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { ScenarioError, type ScenarioIssue } from './scenario/source.js';
 
@@ -69,8 +71,24 @@ export function outputPathIssues(outputs: readonly OutputPath[], inputs: readonl
     } catch {
       return issue(o, st ? 'is not writable' : `directory ${dir} is not writable`);
     }
+    // A directory can pass access(W_OK) and still refuse a new file (/proc, a read-only mount
+    // seen as writable by root): create the file now and remove it, so the run does not end in a
+    // failed write.
+    if (!st) {
+      try {
+        closeSync(openSync(o.path, 'wx'));
+        unlinkSync(o.path);
+      } catch (e) {
+        return issue(o, `cannot be created (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
+      }
+    }
   });
   return issues;
+}
+
+/** The outputs that already exist as files (they will be replaced). */
+export function existingOutputs(outputs: ReadonlyArray<OutputPath | undefined>): OutputPath[] {
+  return outputs.filter((o): o is OutputPath => o !== undefined && o.path !== '' && statOrUndefined(o.path)?.isFile() === true);
 }
 
 /** Throws a {@link ScenarioError} listing every output that cannot be written (see {@link outputPathIssues}). */
@@ -80,6 +98,9 @@ export function checkOutputPaths(outputs: ReadonlyArray<OutputPath | undefined>,
     inputs,
   );
   if (issues.length > 0) throw new ScenarioError(issues);
+  // An existing file named by an output is replaced, as `-o FILE` replaces it; say so, so that
+  // nothing is overwritten silently.
+  for (const o of existingOutputs(outputs)) process.stderr.write(`podsim: warning: ${o.flag} ${o.path} exists and will be replaced\n`);
 }
 
 /** `{ flag, path }` when the flag was given. */
