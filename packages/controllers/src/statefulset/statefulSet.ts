@@ -56,6 +56,9 @@ export interface StatefulSetControllerOptions {
   readonly workers?: number;
 }
 
+/** The most replicas a StatefulSet may have for podsim to sync it (podsim's limit; upstream has none below int32). */
+export const MAX_SIMULATED_STATEFULSET_REPLICAS = 100_000;
+
 export class StatefulSetController {
   readonly workers: Workers;
   readonly recorder: ControllerEventRecorder;
@@ -208,6 +211,14 @@ export class StatefulSetController {
     const { currentRevision, updateRevision, collisionCount } = revs;
     const currentSet = applyRevision(set, currentRevision);
     const updateSet = applyRevision(set, updateRevision);
+    // podsim's own limit, not upstream's: the plan holds one slot per replica (as upstream's
+    // `make([]*v1.Pod, replicaCount)` does), so 1e9 replicas would exhaust the heap and end the
+    // whole simulation (podsim serve with it). Such a set is left alone and said so.
+    if ((set.spec.replicas ?? 1) > MAX_SIMULATED_STATEFULSET_REPLICAS) {
+      this.env.trace('controller.sts.tooLarge', `${set.metadata.namespace ?? ''}/${set.metadata.name}: ${set.spec.replicas} replicas, more than podsim simulates (${MAX_SIMULATED_STATEFULSET_REPLICAS}); not synced`);
+      this.env.count('controller.sts.tooLarge');
+      return undefined;
+    }
     const plan = planStatefulSetUpdate(set, currentSet, updateSet, currentRevision, updateRevision, collisionCount, pods);
     const status: StatefulSetStatus = { ...plan.status };
     const ns = set.metadata.namespace ?? '';

@@ -762,7 +762,8 @@ export const zManifests = {
     kind: z.literal('StatefulSet'),
     metadata: zMeta,
     spec: z.looseObject({
-      replicas: z.number().int().min(0).optional(),
+      // MAX_SIMULATED_STATEFULSET_REPLICAS (packages/controllers/src/statefulset/statefulSet.ts).
+      replicas: z.number().int().min(0).max(100_000, { message: 'podsim simulates StatefulSets of at most 100000 replicas' }).optional(),
       selector: zSelector,
       template: zTemplate,
       serviceName: z.string().optional(),
