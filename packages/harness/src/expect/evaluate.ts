@@ -82,7 +82,7 @@ export function podEventTime(m: TraceModel, uid: string, name: string, event: st
     }
     case 'running':
       return procs.length ? Math.min(...procs.map((p) => p.startedAt)) : undefined;
-    case 'ready':
+    case 'ready': {
       // The first watch row showing every container ready; when no `watch` printed that (there
       // was no watch step, or it had stopped), the first API write in which every container is
       // ready — the write such a row would have shown.
@@ -91,6 +91,7 @@ export function podEventTime(m: TraceModel, uid: string, name: string, event: st
       const born = writes.find((w) => w.event === 'ADDED')?.t ?? -Infinity;
       const died = writes.find((w) => w.event === 'DELETED')?.t ?? Infinity;
       return rows.find((r) => r.name === name && r.t >= born && r.t <= died && /^(\d+)\/\1$/.test(r.ready) && r.ready !== '0/0')?.t ?? writes.find((w) => w.ready)?.t;
+    }
   }
   return undefined;
 }
