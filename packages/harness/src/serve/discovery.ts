@@ -317,11 +317,10 @@ export function apiGroup(group: string): unknown {
 
 /** Legacy `GET /apis`: `APIGroupList` of the named groups. */
 export function apiGroupList(): unknown {
-  const groups = [...new Set(SERVED_RESOURCES.map((r) => r.group).filter((g) => g !== ''))];
   return {
     kind: 'APIGroupList',
     apiVersion: 'v1',
-    groups: groups.map((g) => {
+    groups: NAMED_GROUPS.map((g) => {
       const { kind: _k, apiVersion: _a, ...rest } = apiGroup(g) as Record<string, unknown>;
       return rest;
     }),
@@ -355,9 +354,12 @@ export function apiResourceList(group: string): unknown {
   return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: groupVersion(group), resources };
 }
 
+/** The named API groups podsim serves (every group of SERVED_RESOURCES but core), in table order: what discovery lists and HTTP routes. */
+export const NAMED_GROUPS: readonly string[] = [...new Set(SERVED_RESOURCES.map((r) => r.group).filter((g) => g !== ''))];
+
 /** The groups podsim serves, core ('') first. */
 function servedGroups(): string[] {
-  return ['', ...new Set(SERVED_RESOURCES.map((r) => r.group).filter((g) => g !== ''))];
+  return ['', ...NAMED_GROUPS];
 }
 
 /** `GET /openapi/v3`: where each group-version's document is (one per served group). */

@@ -13,6 +13,7 @@ import { pruneUnknownFields, rootMessage, strictDecodingError, type FieldValidat
 import type { ApiRequest, ApiWatch, DeleteOptions, IncludeObjectPolicy, KubeObject, PatchType, Status, Subresource } from '@podsim/api';
 import {
   AGGREGATED_V2,
+  NAMED_GROUPS,
   VERSION_INFO,
   aggregatedDiscovery,
   apiGroup,
@@ -502,28 +503,14 @@ export function route(req: HttpRequestIn, serverAddress: string): Outcome {
       return readOnly(() => (wantsAggregatedV2(accept) ? json(aggregatedDiscovery(false), AGGREGATED_V2) : json(apiGroupList())));
     case '/api/v1':
       return readOnly(() => json(apiResourceList('')));
-    case '/apis/apps':
-      return readOnly(() => json(apiGroup('apps')));
-    case '/apis/apps/v1':
-      return readOnly(() => json(apiResourceList('apps')));
-    case '/apis/policy':
-      return readOnly(() => json(apiGroup('policy')));
-    case '/apis/policy/v1':
-      return readOnly(() => json(apiResourceList('policy')));
-    case '/apis/batch':
-      return readOnly(() => json(apiGroup('batch')));
-    case '/apis/batch/v1':
-      return readOnly(() => json(apiResourceList('batch')));
-    case '/apis/discovery.k8s.io':
-      return readOnly(() => json(apiGroup('discovery.k8s.io')));
-    case '/apis/discovery.k8s.io/v1':
-      return readOnly(() => json(apiResourceList('discovery.k8s.io')));
-    case '/apis/coordination.k8s.io':
-      return readOnly(() => json(apiGroup('coordination.k8s.io')));
-    case '/apis/coordination.k8s.io/v1':
-      return readOnly(() => json(apiResourceList('coordination.k8s.io')));
     case '/openapi/v3':
       return readOnly(() => json(openApiV3Root()));
+  }
+  // `/apis/<group>` and `/apis/<group>/v1` of every named group SERVED_RESOURCES has.
+  const groupPath = /^\/apis\/([^/]+)(\/v1)?$/.exec(path);
+  if (groupPath && NAMED_GROUPS.includes(groupPath[1])) {
+    const g = groupPath[1];
+    return readOnly(() => json(groupPath[2] === undefined ? apiGroup(g) : apiResourceList(g)));
   }
   if (path.startsWith('/openapi/v3/')) {
     const doc = openApiV3Doc(path.slice('/openapi/v3/'.length));
@@ -535,7 +522,7 @@ export function route(req: HttpRequestIn, serverAddress: string): Outcome {
   if (segs[0] === 'api' && segs[1] === 'v1') {
     group = '';
     rest = segs.slice(2);
-  } else if (segs[0] === 'apis' && (segs[1] === 'apps' || segs[1] === 'policy' || segs[1] === 'batch' || segs[1] === 'discovery.k8s.io' || segs[1] === 'coordination.k8s.io') && segs[2] === 'v1') {
+  } else if (segs[0] === 'apis' && NAMED_GROUPS.includes(segs[1]) && segs[2] === 'v1') {
     group = segs[1];
     rest = segs.slice(3);
   } else return fail(notFoundPath());
