@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { InvalidArgumentError } from 'commander';
 import { KUBERNETES_VERSION, PODSIM_VERSION } from '../version.js';
 import type { ExploreStopReason, ExploreSummary } from './explore.js';
+import type { SeedResult } from './runSeed.js';
 
 /** Shard `index` of `count` (0 ≤ index < count), as `--shard I/N` and `JOB_COMPLETION_INDEX` name it. */
 export interface ShardSpec {
@@ -143,19 +144,9 @@ export function scenarioSha256(inputFiles: readonly string[]): string {
 }
 
 /** A seed's outcome as a shard reports it: a {@link SeedResult} without its violation list and fault list (their counts remain). */
-export interface SeedOutcome {
-  readonly seed: number;
-  readonly ok: boolean;
-  readonly traceDigest: string;
-  /** Wall seconds of this seed's run (in its worker thread). */
-  readonly wallSeconds: number;
-  readonly virtualSeconds: number;
-  readonly events: number;
+export interface SeedOutcome extends Pick<SeedResult, 'seed' | 'ok' | 'traceDigest' | 'wallSeconds' | 'virtualSeconds' | 'events' | 'violated' | 'first' | 'error'> {
   /** How many faults the seed drew (`faultCount`, not `faults`: a SeedResult's `faults` is the list, kept for failing seeds in `failures`). */
   readonly faultCount: number;
-  readonly violated: readonly string[];
-  readonly first?: { readonly invariant: string; readonly t: number; readonly message: string };
-  readonly error?: string;
 }
 
 /** A failing seed with what replaying it needs: the first violation (virtual µs), the replay command, its first violations and drawn faults. */
