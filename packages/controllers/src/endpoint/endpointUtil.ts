@@ -66,17 +66,39 @@ export function findPort(pod: Pod, sp: ServicePort): number | undefined {
   return undefined;
 }
 
+/** The Service's selector when it has one (a Service without a selector has user-managed endpoints). */
+function serviceSelector(s: Service): Readonly<Record<string, string>> | undefined {
+  const sel = s.spec?.selector;
+  return sel && Object.keys(sel).length > 0 ? sel : undefined;
+}
+
+/** `labels.SelectorFromSet(selector).Matches(labels)`: every key of the selector, equal. */
+function selects(sel: Readonly<Record<string, string>>, pod: Pod): boolean {
+  const labels = pod.metadata.labels ?? {};
+  return Object.entries(sel).every(([k, v]) => labels[k] === v);
+}
+
 /** The Services of the pod's namespace whose (non-empty) selector matches its labels (`GetPodServiceMemberships`). */
 export function podServiceMemberships(services: Iterable<Service>, pod: Pod): Set<string> {
   const out = new Set<string>();
-  const labels = pod.metadata.labels ?? {};
   for (const s of services) {
     if (s.metadata.namespace !== pod.metadata.namespace) continue;
-    const sel = s.spec?.selector;
-    // A Service without a selector has user-managed endpoints.
-    if (!sel || Object.keys(sel).length === 0) continue;
-    if (Object.entries(sel).every(([k, v]) => labels[k] === v)) out.add(`${s.metadata.namespace}/${s.metadata.name}`);
+    const sel = serviceSelector(s);
+    if (sel && selects(sel, pod)) out.add(`${s.metadata.namespace}/${s.metadata.name}`);
   }
+  return out;
+}
+
+/**
+ * The pods of the Service's namespace its selector matches (the `podLister.Pods(ns).List(selector)`
+ * both endpoint controllers start a sync with), or undefined when it has no selector (its
+ * endpoints are the user's).
+ */
+export function servicePods(svc: Service, pods: Iterable<Pod>): Pod[] | undefined {
+  const sel = serviceSelector(svc);
+  if (!sel) return undefined;
+  const out: Pod[] = [];
+  for (const p of pods) if (p.metadata.namespace === svc.metadata.namespace && selects(sel, p)) out.push(p);
   return out;
 }
 

@@ -22,7 +22,7 @@ import type { Informer } from '../informer.js';
 import { canonicalJson, keyOf, objectKey, splitKey } from '../objects.js';
 import { isPodReady } from '../podutil.js';
 import { type SyncResult, Workers } from '../workqueue.js';
-import { findPort, podIPv4, addServiceAndPodTriggers, shouldPodBeInEndpoints, shouldSetHostname, tolerateUnready } from './endpointUtil.js';
+import { addServiceAndPodTriggers, findPort, podIPv4, servicePods, shouldPodBeInEndpoints, shouldSetHostname, tolerateUnready } from './endpointUtil.js';
 
 /** `--concurrent-endpoint-syncs` default. */
 export const CONCURRENT_ENDPOINT_SYNCS = 5;
@@ -161,15 +161,9 @@ export class EndpointsController {
       const res: ApiResult = yield* call({ type: 'ApiDelete', resource: 'endpoints', namespace, name });
       return isOk(res) || isNotFound(res) ? undefined : syncErrorOf(res, `delete Endpoints ${key}`);
     }
-    const sel = svc.spec?.selector;
     // A Service without a selector has user-managed Endpoints.
-    if (!sel || Object.keys(sel).length === 0) return undefined;
-    const pods: Pod[] = [];
-    for (const p of this.pods.values()) {
-      if (p.metadata.namespace !== namespace) continue;
-      const labels = p.metadata.labels ?? {};
-      if (Object.entries(sel).every(([k, v]) => labels[k] === v)) pods.push(p);
-    }
+    const pods = servicePods(svc, this.pods.values());
+    if (!pods) return undefined;
     const d = desiredSubsets(svc, pods);
     const { subsets, truncated } = truncateSubsets(d.subsets, d.ready, d.notReady);
     const current = this.endpoints.get(key);

@@ -21,7 +21,7 @@ import type { ControllerEnv } from '../env.js';
 import type { Informer } from '../informer.js';
 import { keyOf, splitKey } from '../objects.js';
 import { type SyncResult, Workers } from '../workqueue.js';
-import { addServiceAndPodTriggers } from '../endpoint/endpointUtil.js';
+import { addServiceAndPodTriggers, servicePods } from '../endpoint/endpointUtil.js';
 import { MAX_ENDPOINTS_PER_SLICE, type ReconcilerGates, reconcileSlices } from './reconciler.js';
 
 /** `--concurrent-service-endpoint-syncs` default. */
@@ -148,20 +148,13 @@ export class EndpointSliceController {
 
   /** `syncService(key)`. */
   *syncService(key: string): Sync<SyncResult> {
-    const { namespace } = splitKey(key);
     const svc = this.services.get(key);
     if (!svc) {
       this.tracker.deleteService(key);
       return undefined;
     }
-    const sel = svc.spec?.selector;
-    if (!sel || Object.keys(sel).length === 0) return undefined;
-    const pods: Pod[] = [];
-    for (const p of this.pods.values()) {
-      if (p.metadata.namespace !== namespace) continue;
-      const labels = p.metadata.labels ?? {};
-      if (Object.entries(sel).every(([k, v]) => labels[k] === v)) pods.push(p);
-    }
+    const pods = servicePods(svc, this.pods.values());
+    if (!pods) return undefined;
     const existing = this.slices.byIndex(SLICE_SERVICE_INDEX, key);
     if (this.tracker.staleSlices(key, existing)) {
       this.staleSyncs++;
