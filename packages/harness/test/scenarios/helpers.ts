@@ -2,11 +2,13 @@
 import { parseAllDocuments } from 'yaml';
 import { compileScenario, type PlanOptions } from '../../src/scenario/compile.js';
 import { loadScenarioText } from '../../src/scenario/load.js';
-import { judge } from '../../src/run.js';
+import { NO_EXPECTATIONS, judge } from '../../src/run.js';
 import { runPlan, type EngineKind } from '../../src/engine.js';
 import type { TraceModel } from '../../src/checkers/model.js';
 import type { RunReport } from '../../src/run.js';
-import { main } from '../../src/cli.js';
+import { EXIT_OK, main } from '../../src/cli.js';
+import { readFileSync } from 'node:fs';
+import type { ExecutionContext } from 'ava';
 
 export const S = 1_000_000;
 
@@ -93,3 +95,21 @@ export function podsimRun(file: string, placement: string): Promise<{ code: numb
 
 /** The trace digest a `podsim run` printed. */
 export const digestOf = (out: readonly string[]): string | undefined => out.join('\n').match(/trace digest ([0-9a-f]{16})/)?.[1];
+
+/**
+ * `podsim run FILE` (placement single, through the CLI entry) exits 0 with every expectation the
+ * file declares judged and held — or, for a file that declares none, with the no-expectations
+ * verdict when `allowNone` (a bare `(\d+)/\1` tally would accept 0/0).
+ */
+export async function assertFileHolds(t: ExecutionContext, file: string, allowNone = false): Promise<void> {
+  const { code, out } = await podsimRun(file, 'single');
+  t.is(code, EXIT_OK, out.join('\n'));
+  const declared = declaredExpectations(readFileSync(file, 'utf8'));
+  if (declared === 0) {
+    t.true(allowNone, `${file} declares no expectation`);
+    t.is(out.at(-1), NO_EXPECTATIONS, out.join('\n'));
+    return;
+  }
+  t.is(out.at(-1), 'PASS', out.join('\n'));
+  t.deepEqual(expectationTally(out), { passed: declared, total: declared }, out.join('\n'));
+}
