@@ -204,7 +204,7 @@ export async function main(argv: readonly string[], io: CliIo = stdio, hooks: Cl
       process.on('SIGINT', onSignal).on('SIGTERM', onSignal);
       try {
         io.out(`seed ${plan.seed} (placement ${plan.placement}) ${file}`);
-        io.out(formatClientLimits(plan.clientLimits));
+        if (!o.quiet) io.out(formatClientLimits(plan.clientLimits));
         const progress = o.quiet
           ? undefined
           : runProgress(plan.driver.steps.length, {

@@ -231,6 +231,7 @@ for (const [what, args, env, message] of [
   ['JOB_COMPLETION_INDEX 4 of PODSIM_SHARDS 4', [], { JOB_COMPLETION_INDEX: '4', PODSIM_SHARDS: '4' }, /JOB_COMPLETION_INDEX=4: expected an integer from 0 to 3 \(PODSIM_SHARDS=4\)/],
   ['PODSIM_SHARDS=many', [], { JOB_COMPLETION_INDEX: '0', PODSIM_SHARDS: 'many' }, /PODSIM_SHARDS=many: expected an integer from 1 to 10000/],
   ['--shard and --shards disagree', ['--shard', '1/4', '--shards', '3'], {}, /--shard 1\/4 and --shards 3 disagree/],
+  ['--shard and JOB_COMPLETION_INDEX disagree', ['--shard', '1/4'], { JOB_COMPLETION_INDEX: '2', PODSIM_SHARDS: '4' }, /--shard 1\/4 and JOB_COMPLETION_INDEX=2 disagree/],
   ['a shard without a seed of the range', ['--seeds', '1..2', '--shard', '3/4'], {}, /shard 3\/4 has no seed in 1\.\.2/],
   ['--for 0', ['--for', '0'], {}, /--for.*expected a wall-clock duration/],
   ['--for soon', ['--for', 'soon'], {}, /--for.*expected a wall-clock duration/],

@@ -495,3 +495,14 @@ spec:
   t.is(r.code, EXIT_OK, r.out);
   t.is((r.err.match(/accepted, not simulated/g) ?? []).length, 3, r.err);
 });
+
+test('--quiet leaves out the client qps/burst header line; without it the line is printed', async (t) => {
+  const p = file('quiet-header.yaml', GOOD);
+  const loud = await cli(['run', p, '--engine', 'local']);
+  t.is(loud.code, EXIT_OK, loud.err);
+  t.regex(loud.out, /^client qps\/burst: kubectl 5\/10/m);
+  const quiet = await cli(['run', p, '--quiet', '--engine', 'local']);
+  t.is(quiet.code, EXIT_OK, quiet.err);
+  t.notRegex(quiet.out, /client qps\/burst/);
+  t.regex(quiet.out, /^seed \d+ /m);
+});

@@ -42,13 +42,20 @@ export function parseShardCount(v: string): number {
 }
 
 /**
- * The shard a run is: `--shard I/N` if given; else, when `JOB_COMPLETION_INDEX` is set (an
+ * The shard a run is: `--shard I/N` if given (an error if `JOB_COMPLETION_INDEX` names another
+ * index); else, when `JOB_COMPLETION_INDEX` is set (an
  * Indexed Job's pod), that index of `--shards N` or `PODSIM_SHARDS`; else none (the whole
  * range). `{ error }` names the flag or variable at fault (the CLI prints it, exit 2).
  */
 export function resolveShard(o: { shard?: ShardSpec; shards?: number }, env: NodeJS.ProcessEnv): { shard?: ShardSpec; error?: string } {
   if (o.shard) {
     if (o.shards !== undefined && o.shards !== o.shard.count) return { error: `--shard ${o.shard.index}/${o.shard.count} and --shards ${o.shards} disagree: give one of them` };
+    // Inside an Indexed Job's pod an explicit --shard that names another index would run a
+    // shard twice and leave this one out of the merge; say so rather than pick one.
+    const index = env.JOB_COMPLETION_INDEX;
+    if (index !== undefined && index !== '' && index !== String(o.shard.index)) {
+      return { error: `--shard ${o.shard.index}/${o.shard.count} and JOB_COMPLETION_INDEX=${index} disagree: give one of them (unset JOB_COMPLETION_INDEX to run a shard by hand)` };
+    }
     return { shard: o.shard };
   }
   const index = env.JOB_COMPLETION_INDEX;
