@@ -506,3 +506,22 @@ test('--quiet leaves out the client qps/burst header line; without it the line i
   t.notRegex(quiet.out, /client qps\/burst/);
   t.regex(quiet.out, /^seed \d+ /m);
 });
+
+test('expect.jobs naming a Job that is not among the manifests is refused at load with its line (it was only found after the run)', async (t) => {
+  const { readFileSync } = await import('node:fs');
+  const text = readFileSync(new URL('../../../../examples/job-backoff.yaml', import.meta.url), 'utf8');
+  const bad = text.replace('- { name: fail, event: Failed', '- { name: fial, event: Failed');
+  t.not(bad, text);
+  const p = file('job-typo.yaml', bad);
+  const line = bad.split('\n').findIndex((l) => l.includes('name: fial')) + 1;
+  for (const cmd of ['validate', 'run']) {
+    const r = await cli([cmd, p, '--quiet'].slice(0, cmd === 'validate' ? 2 : 3));
+    t.is(r.code, EXIT_BAD_INPUT, `${cmd}: ${r.out}\n${r.err}`);
+    t.regex(r.err, new RegExp(`job-typo\\.yaml:${line}.*no Job "fial" among the manifests \\(Jobs: fail\\)`));
+    t.true(noStack(r.err), r.err);
+  }
+  const noJob = file('no-job.yaml', GOOD.replace('---\n', 'expect:\n  jobs: [{ event: Complete, within: [0s, 1s] }]\n---\n'));
+  const r = await cli(['validate', noJob]);
+  t.is(r.code, EXIT_BAD_INPUT, r.err);
+  t.regex(r.err, /no Job among the manifests to judge/);
+});

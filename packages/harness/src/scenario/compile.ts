@@ -805,7 +805,12 @@ function checkExpect(e: ExpectSpec, sc: LoadedScenario, stepIds: Record<string, 
       if (w.pod !== undefined && who !== w.pod) issues.push(src.issue([...base, 'rows', i], `row of ${who} in an expectation about ${w.pod}'s rows only`));
     });
   });
+  const jobNames = sc.manifests.filter((m) => m.object.kind === 'Job').map((m) => m.object.metadata?.name ?? '');
   e.jobs?.forEach((j, i) => {
+    // A Job comes only from the file's manifests (no CronJob is simulated): a name that is not
+    // one of them can never be judged, so it is refused here rather than failed after the run.
+    if (jobNames.length === 0) issues.push(src.issue(['expect', 'jobs', i], 'no Job among the manifests to judge'));
+    else if (j.name !== undefined && !jobNames.includes(j.name)) issues.push(src.issue(['expect', 'jobs', i, 'name'], `no Job ${JSON.stringify(j.name)} among the manifests (Jobs: ${jobNames.join(', ')})${didYouMean(j.name, jobNames)}`));
     if (j.since !== undefined && stepIds[j.since] === undefined) issues.push(src.issue(['expect', 'jobs', i, 'since'], `no step with id ${JSON.stringify(j.since)}${didYouMean(j.since, Object.keys(stepIds))}`));
     if (j.reason !== undefined && j.event === 'gone') issues.push(src.issue(['expect', 'jobs', i, 'reason'], 'reason goes with event Complete or Failed, not gone'));
   });
