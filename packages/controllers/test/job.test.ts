@@ -52,7 +52,7 @@ function jobPod(name: string, phase: 'Pending' | 'Running' | 'Succeeded' | 'Fail
 }
 
 /** A controller over hand-fed informers and an API that answers everything at once (and records it). */
-function setup(job: Job, pods: Pod[] = []) {
+function setup(job: Job, pods: Pod[] = [], o: { jobWatchDelayUs?: number } = {}) {
   const env = new FakeEnv();
   const api = new FakeApi();
   const podInf = new Informer<Pod>('pods');
@@ -66,7 +66,7 @@ function setup(job: Job, pods: Pod[] = []) {
       stored = { ...((req as ApiUpdate).object as Job), metadata: { ...(req as ApiUpdate).object.metadata, resourceVersion: String(++rv) } };
       // The watch event of the write reaches the informer right after the reply.
       const written = stored;
-      env.after(0, () => jobInf.replace([written], String(rv)));
+      env.after(o.jobWatchDelayUs ?? 0, () => jobInf.replace([written], String(rv)));
       return ok(200, stored);
     }
     if (req.type === 'ApiCreate' && req.resource === 'pods') {
@@ -144,6 +144,30 @@ test('a new Failed pod: the replacement is created at once and the key comes bac
   env.advance(10.1 * S);
   t.is(sent('ApiCreate', 'pods').length, 2);
   t.is(c.workers.queue.numRequeues('ns/work'), 2);
+});
+
+test('a sync that reads the Job from a stale cache counts one Failed pod twice: two status writes, two requeues, so the next failure waits 20 s, not 10 s (v1.22 legacy syncJob; why examples/job-backoff.yaml is later on some seeds)', (t) => {
+  // The Job's own status write comes back on the watch 1 ms later; the replacement pod's ADDED
+  // event arrives during the first sync, so a second sync runs at once against failed: 0.
+  const { env, c, podInf, sent } = setup(mkJob({ backoffLimit: 6 }, { active: 1, startTime: '2025-01-01T00:00:00Z' }), [jobPod('p1', 'Running')], { jobWatchDelayUs: 1000 });
+  podInf.replace([jobPod('p1', 'Failed')], '2');
+  env.flush();
+  const writes = sent('ApiUpdate', 'jobs').map((r) => ((r as ApiUpdate).object as Job).status?.failed);
+  t.deepEqual(writes, [1, 1], 'the stale sync writes failed=1 again');
+  t.is(sent('ApiCreate', 'pods').length, 1, 'but creates no second replacement (the creation expectation)');
+  t.is(c.workers.queue.numRequeues('ns/work'), 2, 'one failure, counted twice');
+  env.advance(0.1 * S); // the two status writes come back on the watch (each an immediate sync)
+  t.is(c.workers.queue.numRequeues('ns/work'), 2);
+  // The first requeue (10 s) still wins in the delaying queue; the doubled count shows at the
+  // next failure: p2's Failed update waits getBackoff(2) = 20 s instead of 10 s.
+  env.advance(10 * S);
+  const p2 = [...podInf.values()].find((p) => p.metadata.name !== 'p1')!;
+  podInf.replace([jobPod('p1', 'Failed'), { ...p2, metadata: { ...p2.metadata, resourceVersion: '9999' }, status: { phase: 'Failed' } }], '4');
+  env.flush();
+  env.advance(10.1 * S);
+  t.is(sent('ApiCreate', 'pods').length, 1, 'no replacement for p2 after 10 s');
+  env.advance(10 * S);
+  t.is(sent('ApiCreate', 'pods').length, 2, 'p2 replaced after 20 s');
 });
 
 test('failed > backoffLimit: the Job fails BackoffLimitExceeded and its active pods are deleted; nothing after that', (t) => {
