@@ -110,3 +110,19 @@ export function stripEmpty(v: unknown): unknown {
 export function omitEmptyEqual(a: unknown, b: unknown): boolean {
   return deepEqual(stripEmpty(a), stripEmpty(b));
 }
+
+/**
+ * The merge patch that sets an object's ownerReferences to `refs` (null when empty): how the
+ * ControllerRefManagers adopt (`AdoptPod`, `AdoptControllerRevision`) and release (`ReleasePod`).
+ * Upstream sends a strategic merge patch keyed by owner uid; for these lists the effect is the same.
+ */
+export function patchOwnerReferences(resource: 'pods' | 'controllerrevisions', obj: KubeObject, refs: readonly OwnerReference[]) {
+  return {
+    type: 'ApiPatch' as const,
+    resource,
+    namespace: obj.metadata.namespace,
+    name: obj.metadata.name ?? '',
+    patchType: 'merge' as const,
+    patch: { metadata: { ownerReferences: refs.length > 0 ? refs : null } },
+  };
+}

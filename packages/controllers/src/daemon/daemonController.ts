@@ -9,19 +9,20 @@
  * daemon tolerations, parallel deletes) → `rollingUpdate` (maxUnavailable / maxSurge) →
  * `updateDaemonSetStatus`. The revision hash is `ComputeHash(template, collisionCount)`, computed
  * here: ControllerRevision objects are not written (history, `cleanupHistory` and rollback are
- * not modelled), nor is adoption of orphan pods by selector. Go's map order over nodes in the
+ * not modelled). Pods are claimed as `getDaemonPods` does (ControllerRefManager.ClaimPods: matching
+ * orphans adopted, owned pods that stopped matching released). Go's map order over nodes in the
  * rolling update is a seeded shuffle.
  */
 import type { ApiResult, DaemonSet, DaemonSetStatus, Node, Pod } from '@podsim/api';
-import { labelSelectorAsSelector, seconds, selectorEmpty } from '@podsim/api';
+import { labelSelectorAsSelector, labelsMatch, seconds, selectorEmpty } from '@podsim/api';
 import type { ApiClient } from '../client.js';
 import { all, call, hasStatusCause, isNotFound, isOk, objectOf, statusOf, syncErrorOf, type Sync, type SyncError } from '../coroutine.js';
 import { computeHash } from '../deployment/deploymentUtil.js';
 import type { ControllerEnv } from '../env.js';
 import { ControllerEventRecorder } from '../events.js';
 import { UIDTrackingControllerExpectations } from '../expectations.js';
-import { CONTROLLER_UID_INDEX, controllerUidIndexFunc, type Informer } from '../informer.js';
-import { getControllerOf, keyOf, mapsEqual, newControllerRef, objectKey } from '../objects.js';
+import { CONTROLLER_UID_INDEX, controllerUidIndexFunc, type Informer, NAMESPACE_INDEX, namespaceIndexFunc, ORPHAN_NAMESPACE_INDEX, orphanNamespaceIndexFunc } from '../informer.js';
+import { getControllerOf, keyOf, mapsEqual, newControllerRef, objectKey, patchOwnerReferences } from '../objects.js';
 import { getPodFromTemplate, isPodAvailable, isPodReady } from '../podutil.js';
 import { Workers, type SyncResult } from '../workqueue.js';
 import {
@@ -264,6 +265,8 @@ export class DaemonSetsController {
     this.recorder = new ControllerEventRecorder(env, client, 'daemonset-controller');
     this.workers = new Workers(env, opts.workers ?? CONCURRENT_DAEMONSET_SYNCS, (key) => this.syncDaemonSet(key), client.sender);
     pods.addIndexer(CONTROLLER_UID_INDEX, controllerUidIndexFunc);
+    pods.addIndexer(ORPHAN_NAMESPACE_INDEX, orphanNamespaceIndexFunc);
+    dss.addIndexer(NAMESPACE_INDEX, namespaceIndexFunc);
     pods.addEventHandler({ onAdd: (p) => this.addPod(p), onUpdate: (o, p) => this.updatePod(o, p), onDelete: (p) => this.deletePod(p) });
     dss.addEventHandler({
       onAdd: (ds) => this.enqueue(ds),
@@ -293,10 +296,28 @@ export class DaemonSetsController {
       this.deletePod(pod);
       return;
     }
-    const ds = this.resolveControllerRef(pod.metadata.namespace, getControllerOf(pod));
+    const ref = getControllerOf(pod);
+    if (!ref) {
+      // An orphan: every set that selects it is synced, to see whether one adopts it (no
+      // creation is observed: no controller waits for an orphan).
+      for (const ds of this.getDaemonSetsForPod(pod)) this.enqueue(ds);
+      return;
+    }
+    const ds = this.resolveControllerRef(pod.metadata.namespace, ref);
     if (!ds) return;
     this.expectations.creationObserved(objectKey(ds));
     this.enqueue(ds);
+  }
+
+  /** `getDaemonSetsForPod` (`GetPodDaemonSets`): the sets in the pod's namespace whose selector matches its labels. */
+  private getDaemonSetsForPod(pod: Pod): DaemonSet[] {
+    const out: DaemonSet[] = [];
+    for (const ds of this.dss.byIndex(NAMESPACE_INDEX, pod.metadata.namespace ?? '')) {
+      const sel = labelSelectorAsSelector(ds.spec.selector);
+      if ('error' in sel || selectorEmpty(sel)) continue;
+      if (labelsMatch(sel, pod.metadata.labels)) out.push(ds);
+    }
+    return out.sort((a, b) => (objectKey(a) < objectKey(b) ? -1 : 1));
   }
 
   private updatePod(old: Pod, cur: Pod): void {
@@ -307,9 +328,15 @@ export class DaemonSetsController {
     }
     const curRef = getControllerOf(cur);
     const oldRef = getControllerOf(old);
-    if (oldRef && oldRef.uid !== curRef?.uid) {
+    const refChanged = oldRef?.uid !== curRef?.uid;
+    if (oldRef && refChanged) {
       const o = this.resolveControllerRef(old.metadata.namespace, oldRef);
       if (o) this.enqueue(o);
+    }
+    if (!curRef) {
+      // An orphan whose labels or owner changed: the sets that select it may adopt it.
+      if (refChanged || !mapsEqual(old.metadata.labels, cur.metadata.labels)) for (const d of this.getDaemonSetsForPod(cur)) this.enqueue(d);
+      return;
     }
     const ds = this.resolveControllerRef(cur.metadata.namespace, curRef);
     if (!ds) return;
@@ -343,18 +370,56 @@ export class DaemonSetsController {
 
   // ---- sync -------------------------------------------------------------------------------
 
-  /** `getNodesToDaemonPods`: the set's pods (terminating ones included) by target node. */
-  getNodesToDaemonPods(ds: DaemonSet): Map<string, Pod[]> {
-    const out = new Map<string, Pod[]>();
-    for (const pod of this.pods.byIndex(CONTROLLER_UID_INDEX, ds.metadata.uid ?? '')) {
-      const node = getTargetNodeName(pod);
-      if (node === undefined) continue;
-      let l = out.get(node);
-      if (!l) out.set(node, (l = []));
-      l.push(pod);
+  /**
+   * `getDaemonPods`: ControllerRefManager.ClaimPods over the namespace's pods, from the informer
+   * cache. Owned pods that match the selector stay (terminating ones included); owned pods that
+   * no longer match are released (a merge patch of their ownerReferences, unless being deleted);
+   * matching orphans that are not being deleted are adopted, after one fresh GET of the set
+   * (`RecheckDeletionTimestamp`: not adopted when it is gone, replaced or being deleted). Each
+   * caller claims again, as upstream's three calls do; the cache may not show the last adoption yet.
+   */
+  private *getDaemonPods(ds: DaemonSet): Sync<{ pods: Pod[]; error?: SyncError }> {
+    const sel = labelSelectorAsSelector(ds.spec.selector);
+    const owned = this.pods.byIndex(CONTROLLER_UID_INDEX, ds.metadata.uid ?? '');
+    if ('error' in sel) return { pods: owned };
+    const pods: Pod[] = [];
+    const release: Pod[] = [];
+    for (const p of owned) {
+      if (labelsMatch(sel, p.metadata.labels) || p.metadata.deletionTimestamp) pods.push(p);
+      else release.push(p);
     }
-    for (const l of out.values()) l.sort((a, b) => (objectKey(a) < objectKey(b) ? -1 : 1));
-    return out;
+    const orphans = this.pods.byIndex(ORPHAN_NAMESPACE_INDEX, ds.metadata.namespace ?? '').filter((p) => !p.metadata.deletionTimestamp && labelsMatch(sel, p.metadata.labels));
+    let adopt = orphans;
+    if (orphans.length > 0) {
+      const got: ApiResult = yield* call({ type: 'ApiGet', resource: 'daemonsets', namespace: ds.metadata.namespace, name: ds.metadata.name ?? '' });
+      if (!isOk(got)) return { pods, error: syncErrorOf(got, 'recheck daemon set before adopting') };
+      const fresh = objectOf<DaemonSet>(got);
+      if (fresh.metadata.uid !== ds.metadata.uid || fresh.metadata.deletionTimestamp) adopt = [];
+    }
+    if (release.length === 0 && adopt.length === 0) return { pods };
+    const ref = newControllerRef(ds, DS_API_VERSION, DS_KIND);
+    const reqs = [
+      ...release.map((p) => patchOwnerReferences('pods', p, (p.metadata.ownerReferences ?? []).filter((r) => r.uid !== ds.metadata.uid))),
+      ...adopt.map((p) => patchOwnerReferences('pods', p, [...(p.metadata.ownerReferences ?? []), ref])),
+    ];
+    const results = yield* all(reqs);
+    let error: SyncError | undefined;
+    results.forEach((res, i) => {
+      const adopting = i >= release.length;
+      const p = adopting ? adopt[i - release.length] : release[i];
+      this.env.trace('controller.ds.claim', `${objectKey(ds)} ${adopting ? 'adopted' : 'released'} pod ${p.metadata.name}: ${res.code}`, { daemonset: objectKey(ds), pod: p.metadata.name, adopted: adopting, code: res.code });
+      if (isOk(res)) {
+        if (adopting) pods.push(objectOf<Pod>(res));
+      } else if (!isNotFound(res)) error ??= syncErrorOf(res, adopting ? 'adopt pod' : 'release pod');
+    });
+    return { pods, error };
+  }
+
+  /** `getNodesToDaemonPods`: the claimed pods (terminating ones included) by target node. */
+  private *getNodesToDaemonPods(ds: DaemonSet): Sync<{ byNode: Map<string, Pod[]>; error?: SyncError }> {
+    const claimed = yield* this.getDaemonPods(ds);
+    if (claimed.error) return { byNode: new Map(), error: claimed.error };
+    return { byNode: groupByTargetNode(claimed.pods) };
   }
 
   private nodeList(): Node[] {
@@ -394,7 +459,9 @@ export class DaemonSetsController {
 
   /** `manage`: per-node decisions, unscheduled pods of vanished nodes, then `syncNodes`. */
   private *manage(ds: DaemonSet, nodeList: readonly Node[], hash: string): Sync<{ error?: SyncError; requeueAfterUs?: number }> {
-    const nodeToDaemonPods = this.getNodesToDaemonPods(ds);
+    const got = yield* this.getNodesToDaemonPods(ds);
+    if (got.error) return { error: got.error };
+    const nodeToDaemonPods = got.byNode;
     const create: string[] = [];
     const del: Pod[] = [];
     let requeueAfterUs: number | undefined;
@@ -493,7 +560,9 @@ export class DaemonSetsController {
 
   /** `rollingUpdate` (update.go): the decision over a seeded shuffle of the nodes, then `syncNodes`. */
   private *rollingUpdate(ds: DaemonSet, nodeList: readonly Node[], hash: string): Sync<SyncError | undefined> {
-    const nodeToDaemonPods = this.getNodesToDaemonPods(ds);
+    const got = yield* this.getNodesToDaemonPods(ds);
+    if (got.error) return got.error;
+    const nodeToDaemonPods = got.byNode;
     // updatedDesiredNodeCounts.
     let desired = 0;
     for (const node of nodeList) {
@@ -517,7 +586,9 @@ export class DaemonSetsController {
 
   /** `updateDaemonSetStatus` + `storeDaemonSetStatus` (skipped when unchanged; one GET-and-retry). */
   private *updateDaemonSetStatus(ds: DaemonSet, nodeList: readonly Node[], hash: string, updateObservedGen: boolean): Sync<SyncResult> {
-    const nodeToDaemonPods = this.getNodesToDaemonPods(ds);
+    const got = yield* this.getNodesToDaemonPods(ds);
+    if (got.error) return got.error;
+    const nodeToDaemonPods = got.byNode;
     const minReady = ds.spec.minReadySeconds ?? 0;
     const generation = getTemplateGeneration(ds);
     const s = { desired: 0, current: 0, misscheduled: 0, ready: 0, updated: 0, available: 0 };
@@ -593,4 +664,18 @@ export function shouldIgnoreNodeUpdate(old: Node, cur: Node): boolean {
     JSON.stringify(old.spec?.taints ?? []) === JSON.stringify(cur.spec?.taints ?? []) &&
     (old.spec?.unschedulable ?? false) === (cur.spec?.unschedulable ?? false)
   );
+}
+
+/** Pods by the node they run on or target (`util.GetTargetNodeName`), each list by key. */
+function groupByTargetNode(pods: readonly Pod[]): Map<string, Pod[]> {
+  const out = new Map<string, Pod[]>();
+  for (const pod of pods) {
+    const node = getTargetNodeName(pod);
+    if (node === undefined) continue;
+    let l = out.get(node);
+    if (!l) out.set(node, (l = []));
+    l.push(pod);
+  }
+  for (const l of out.values()) l.sort((a, b) => (objectKey(a) < objectKey(b) ? -1 : 1));
+  return out;
 }

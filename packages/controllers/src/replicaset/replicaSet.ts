@@ -21,7 +21,7 @@ import {
   ORPHAN_NAMESPACE_INDEX,
   orphanNamespaceIndexFunc,
 } from '../informer.js';
-import { getControllerOf, keyOf, mapsEqual, newControllerRef, objectKey } from '../objects.js';
+import { getControllerOf, keyOf, mapsEqual, newControllerRef, objectKey, patchOwnerReferences } from '../objects.js';
 import { getPodFromTemplate, isPodActive, isPodAvailable, isPodReady } from '../podutil.js';
 import { Workers } from '../workqueue.js';
 import { OwnedActivePods } from './activePods.js';
@@ -263,8 +263,8 @@ export class ReplicaSetController {
     if (release.length === 0 && orphans.length === 0) return { pods, adopted };
     const ref = newControllerRef(rs, RS_API_VERSION, RS_KIND);
     const reqs = [
-      ...release.map((p) => patchOwnerRefs(p, (p.metadata.ownerReferences ?? []).filter((r) => r.uid !== rs.metadata.uid))),
-      ...orphans.map((p) => patchOwnerRefs(p, [...(p.metadata.ownerReferences ?? []), ref])),
+      ...release.map((p) => patchOwnerReferences('pods', p, (p.metadata.ownerReferences ?? []).filter((r) => r.uid !== rs.metadata.uid))),
+      ...orphans.map((p) => patchOwnerReferences('pods', p, [...(p.metadata.ownerReferences ?? []), ref])),
     ];
     const results = yield* all(reqs);
     let error: SyncError | undefined;
@@ -431,17 +431,5 @@ export class ReplicaSetController {
 
 function conditionsEqual(a: readonly unknown[] | undefined, b: readonly unknown[] | undefined): boolean {
   return JSON.stringify(a ?? []) === JSON.stringify(b ?? []);
-}
-
-/** A merge patch replacing a pod's ownerReferences (adopt / release). */
-function patchOwnerRefs(p: Pod, refs: unknown[]) {
-  return {
-    type: 'ApiPatch' as const,
-    resource: 'pods' as const,
-    namespace: p.metadata.namespace,
-    name: p.metadata.name ?? '',
-    patchType: 'merge' as const,
-    patch: { metadata: { ownerReferences: refs.length > 0 ? refs : null } },
-  };
 }
 

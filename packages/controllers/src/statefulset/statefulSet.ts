@@ -21,7 +21,7 @@ import { call, isAlreadyExists, isConflict, isNotFound, isOk, objectOf, statusOf
 import type { ControllerEnv } from '../env.js';
 import { ControllerEventRecorder } from '../events.js';
 import { type Informer, NAMESPACE_INDEX, namespaceIndexFunc } from '../informer.js';
-import { deepCopy, getControllerOf, keyOf, mapsEqual, newControllerRef, objectKey } from '../objects.js';
+import { deepCopy, getControllerOf, keyOf, mapsEqual, newControllerRef, objectKey, patchOwnerReferences } from '../objects.js';
 import { Workers } from '../workqueue.js';
 import { applyDelta, planStatefulSetUpdate, revisionsToTruncate, type StatefulSetStep } from './statefulSetControl.js';
 import {
@@ -167,7 +167,7 @@ export class StatefulSetController {
     if (set.metadata.deletionTimestamp) return undefined;
     for (const r of this.listRevisions(set, selector)) {
       if (getControllerOf(r)) continue;
-      const res = yield* call(patchOwnerRefs('controllerrevisions', r, [...(r.metadata.ownerReferences ?? []), newControllerRef(set, STS_API_VERSION, STS_KIND)]));
+      const res = yield* call(patchOwnerReferences('controllerrevisions', r, [...(r.metadata.ownerReferences ?? []), newControllerRef(set, STS_API_VERSION, STS_KIND)]));
       if (!isOk(res) && !isNotFound(res)) return syncErrorOf(res, 'adopt controllerrevision');
     }
     return undefined;
@@ -191,12 +191,12 @@ export class StatefulSetController {
           continue;
         }
         if (deleting) continue;
-        const res = yield* call(patchOwnerRefs('pods', pod, (pod.metadata.ownerReferences ?? []).filter((r) => r.uid !== set.metadata.uid)));
+        const res = yield* call(patchOwnerReferences('pods', pod, (pod.metadata.ownerReferences ?? []).filter((r) => r.uid !== set.metadata.uid)));
         if (!isOk(res) && !isNotFound(res)) return { error: syncErrorOf(res, 'release pod') };
         continue;
       }
       if (deleting || !match || pod.metadata.deletionTimestamp) continue;
-      const res = yield* call(patchOwnerRefs('pods', pod, [...(pod.metadata.ownerReferences ?? []), newControllerRef(set, STS_API_VERSION, STS_KIND)]));
+      const res = yield* call(patchOwnerReferences('pods', pod, [...(pod.metadata.ownerReferences ?? []), newControllerRef(set, STS_API_VERSION, STS_KIND)]));
       if (isOk(res)) out.push(objectOf<Pod>(res));
       else if (!isNotFound(res)) return { error: syncErrorOf(res, 'adopt pod') };
     }
@@ -448,16 +448,4 @@ export class StatefulSetController {
       cur = cached;
     }
   }
-}
-
-/** A merge patch replacing an object's ownerReferences (adopt / release). */
-function patchOwnerRefs(resource: 'pods' | 'controllerrevisions', obj: Pod | ControllerRevision, refs: unknown[]) {
-  return {
-    type: 'ApiPatch' as const,
-    resource,
-    namespace: obj.metadata.namespace,
-    name: obj.metadata.name ?? '',
-    patchType: 'merge' as const,
-    patch: { metadata: { ownerReferences: refs.length > 0 ? refs : null } },
-  };
 }

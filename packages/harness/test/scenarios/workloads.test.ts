@@ -131,6 +131,34 @@ ${agent('')}`,
   t.true(model.writes.some((w) => w.resource === 'daemonsets' && w.event === 'DELETED' && w.t - del.start < S));
 });
 
+test('a DaemonSet deleted with --cascade=orphan and applied again adopts the pods it left (getDaemonPods → ClaimPods): no second pod per node', async (t) => {
+  const { report, model } = await runText(
+    'ds-adopt',
+    `kind: Scenario
+cluster:
+  nodes: [{ name: n1 }, { name: n2 }]
+steps:
+  - apply: all
+  - wait: { for: ready, selector: app=agent, count: 2, timeout: 1m }
+  - delete: { kind: daemonset, name: agent, cascade: orphan }
+  - sleep: 5s
+  - id: reapply
+    apply: all
+  - sleep: 20s
+expect:
+  counts: { maxPods: 2, podsAtEnd: 2, runningAtEnd: 2 }
+  invariants: clean
+---
+${agent('')}`,
+  );
+  t.true(report.ok, why(report));
+  t.is(model.writes.filter((w) => w.resource === 'pods' && w.event === 'ADDED').length, 2, 'no pod created after the re-apply');
+  const reapply = stepTimes(model, 'reapply');
+  // Each orphan was patched (its ownerReferences) after the re-apply: the adoption.
+  const patched = new Set(model.writes.filter((w) => w.resource === 'pods' && w.event === 'MODIFIED' && w.t >= reapply.start && w.t - reapply.start < 2 * S).map((w) => w.name));
+  t.is(patched.size, 2);
+});
+
 test('spec §3.6: drain without --ignore-daemonsets refuses a node with a daemon pod, naming it', async (t) => {
   const { report } = await runText(
     'ds-drain-refused',
