@@ -229,7 +229,8 @@ export async function main(argv: readonly string[], io: CliIo = stdio, hooks: Cl
         const report = judged.report;
         printReport(report, io, o.quiet ?? false, o.rows);
         if (o.report) {
-          const bytes = writeReport(o.report, runReportInput(report, judged.model, res.traces, { ...(o.reportPods ? { pods: o.reportPods } : {}) }));
+          const onUnknownPods = (names: readonly string[]) => io.err(`podsim run: --report-pods: no deleted pod is named ${names.join(', ')} (the report draws the others)`);
+          const bytes = writeReport(o.report, runReportInput(report, judged.model, res.traces, { ...(o.reportPods ? { pods: o.reportPods, onUnknownPods } : {}) }));
           io.out(`report written to ${o.report} (${(bytes / 1e6).toFixed(1)} MB; open it in a browser)`);
         }
         if (o.json) writeFileSync(o.json, `${JSON.stringify(report, null, 2)}\n`);

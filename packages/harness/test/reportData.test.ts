@@ -154,6 +154,14 @@ test('run --report /no/dir/r.html is refused before the run (exit 2, names the f
   t.regex(pods.err, /--report-pods: needs --report/);
 });
 
+test('--report-pods naming no deleted pod is said on stderr, not only inside the page; the report is still written', async (t) => {
+  const out = join(dir, 'unknown-pods.html');
+  const r = await cli(['run', join(EXAMPLES, 'cases/C02-prestop-time-added-to-grace.yaml'), '--quiet', '--engine', 'local', '--report', out, '--report-pods', 'nosuchpod']);
+  t.is(r.code, 0, r.out + r.err);
+  t.regex(r.err, /--report-pods: no deleted pod is named nosuchpod/);
+  t.true(existsSync(out));
+});
+
 test('a failing run still writes its report: FAIL in the header, the failed expectation in the checks table', async (t) => {
   const text = readFileSync(join(EXAMPLES, 'cases/C02-prestop-time-added-to-grace.yaml'), 'utf8').replace('{ pod: a, code: 137 }', '{ pod: a, code: 143 }');
   const file = join(dir, 'c02-wrong.yaml');

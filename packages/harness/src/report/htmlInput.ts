@@ -215,11 +215,14 @@ export function runHeader(r: RunReport, command: 'run' | 'bench' = 'run'): Repor
 export interface RunReportOptions {
   /** Pods whose kill paths to draw (names, `ns/name` outside default); default: all up to the bound, else a seeded sample. */
   readonly pods?: readonly string[];
+  /** Called with the `pods` names that match no deleted pod (the page says so too), if any. */
+  readonly onUnknownPods?: (names: readonly string[]) => void;
 }
 
 /** The report input of a `podsim run`. */
 export function runReportInput(r: RunReport, m: TraceModel, records: readonly TraceRecord[], opts: RunReportOptions = {}): ReportInput {
   const kp = killPaths(m, r.seed, opts.pods);
+  if (kp.unknown.length) opts.onUnknownPods?.(kp.unknown);
   const header = runHeader(r);
   return {
     header: kp.unknown.length ? { ...header, notes: [...(header.notes ?? []), `--report-pods: no deleted pod is named ${kp.unknown.join(', ')}`] } : header,
