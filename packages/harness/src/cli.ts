@@ -187,7 +187,7 @@ export async function main(argv: readonly string[], io: CliIo = stdio, hooks: Cl
       const sc = loadScenario(file);
       if (o.reportPods && !o.report) throw new ScenarioError([{ file, line: 0, column: 0, field: '--report-pods', message: 'needs --report (it chooses the pods the HTML report draws)' }]);
       // Before anything runs: a run must not end in a failed write, nor overwrite its input.
-      checkOutputPaths([output('--json', o.json), output('--trace', o.trace), output('--report', o.report)], sc.inputFiles ?? [file]);
+      checkOutputPaths([output('--json', o.json), output('--trace', o.trace), output('--report', o.report)], sc.inputFiles ?? [file], (l) => io.err(l));
       const plan = compileScenario(sc, { seed: o.seed, placement: o.placement });
       for (const w of plan.warnings) io.err(formatIssue(w));
       // Ctrl-C (or SIGTERM) ends the run at its next pause and reports what happened until then;
@@ -280,7 +280,7 @@ export async function main(argv: readonly string[], io: CliIo = stdio, hooks: Cl
           return;
         }
         // Checked before the cluster starts (a missing directory was a stack trace after it had).
-        checkOutputPaths([output('--kubeconfig', o.kubeconfig)], o.scenario !== undefined ? [o.scenario] : []);
+        checkOutputPaths([output('--kubeconfig', o.kubeconfig)], o.scenario !== undefined ? [o.scenario] : [], (l) => io.err(l));
         try {
           code = await runServe({ ...o, warpUs: o.warp }, io);
         } catch (err) {

@@ -91,8 +91,12 @@ export function existingOutputs(outputs: ReadonlyArray<OutputPath | undefined>):
   return outputs.filter((o): o is OutputPath => o !== undefined && o.path !== '' && statOrUndefined(o.path)?.isFile() === true);
 }
 
-/** Throws a {@link ScenarioError} listing every output that cannot be written (see {@link outputPathIssues}). */
-export function checkOutputPaths(outputs: ReadonlyArray<OutputPath | undefined>, inputs: readonly string[]): void {
+/**
+ * Throws a {@link ScenarioError} listing every output that cannot be written (see
+ * {@link outputPathIssues}); then says through `warn` (the command's stderr) which existing files
+ * will be replaced.
+ */
+export function checkOutputPaths(outputs: ReadonlyArray<OutputPath | undefined>, inputs: readonly string[], warn: (line: string) => void): void {
   const issues = outputPathIssues(
     outputs.filter((o): o is OutputPath => o !== undefined),
     inputs,
@@ -100,7 +104,7 @@ export function checkOutputPaths(outputs: ReadonlyArray<OutputPath | undefined>,
   if (issues.length > 0) throw new ScenarioError(issues);
   // An existing file named by an output is replaced, as `-o FILE` replaces it; say so, so that
   // nothing is overwritten silently.
-  for (const o of existingOutputs(outputs)) process.stderr.write(`podsim: warning: ${o.flag} ${o.path} exists and will be replaced\n`);
+  for (const o of existingOutputs(outputs)) warn(`podsim: warning: ${o.flag} ${o.path} exists and will be replaced`);
 }
 
 /** `{ flag, path }` when the flag was given. */

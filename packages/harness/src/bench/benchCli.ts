@@ -219,7 +219,7 @@ export function registerBenchCommands(program: Command, io: BenchIo, done: (code
       io.err(`podsim bench storm: ${problem}`);
       return done(2);
     }
-    checkOutputPaths([output('--report', o.report)], []);
+    checkOutputPaths([output('--report', o.report)], [], (l) => io.err(l));
     const plan = stormPlan({ nodes: o.nodes, podsPerNode: o.podsPerNode, containers: o.containers, seed: o.seed, placement: o.placement, controlPlaneQps: o.controlPlaneQps, events: o.events, networkUs: o.networkUs });
     await runAndReport(plan, o, { podsPerNode: o.podsPerNode }, commandLine('storm', o, [['--nodes', o.nodes], ['--pods-per-node', o.podsPerNode]]));
   });
@@ -239,7 +239,7 @@ export function registerBenchCommands(program: Command, io: BenchIo, done: (code
       io.err(`podsim bench churn: ${problem}`);
       return done(2);
     }
-    checkOutputPaths([output('--report', o.report)], []);
+    checkOutputPaths([output('--report', o.report)], [], (l) => io.err(l));
     const plan = churnPlan({
       nodes: o.nodes,
       rate: o.rate,

@@ -248,7 +248,7 @@ export function registerExploreCommands(program: Command, io: ExploreIo, done: (
         const inputs = plain.inputFiles ?? [file];
         const outFile = o.out !== undefined ? join(o.out, shardFileName(shard ?? { index: 0, count: 1 })) : undefined;
         if (o.out !== undefined && existsSync(o.out) && !statSync(o.out).isDirectory()) throw new ScenarioError([{ file: o.out, line: 0, column: 0, field: '--out', message: 'is not a directory: --out names the directory the shard result goes in' }]);
-        checkOutputPaths([output('--json', o.json), output('--out', outFile), output('--report', o.report)], inputs);
+        checkOutputPaths([output('--json', o.json), output('--out', outFile), output('--report', o.report)], inputs, (l) => io.err(l));
         // A shard's result is written once: a second run into the same folder is refused before it starts.
         if (outFile !== undefined && existsSync(outFile)) throw new ScenarioError([{ file: outFile, line: 0, column: 0, field: '--out', message: 'already exists: refusing to overwrite a shard result (remove it, or give another --out)' }]);
         const plan = compileScenario(plain);
@@ -340,7 +340,7 @@ export function registerExploreCommands(program: Command, io: ExploreIo, done: (
     .option('--json <out>', 'write the merged sweep as JSON to this file')
     .action((results: string[], o: { scenario?: string; json?: string }) => {
       const scenario = o.scenario !== undefined ? loadScenario(o.scenario) : undefined;
-      checkOutputPaths([output('--json', o.json)], [...results.filter((r) => r !== '-'), ...(scenario?.inputFiles ?? [])]);
+      checkOutputPaths([output('--json', o.json)], [...results.filter((r) => r !== '-'), ...(scenario?.inputFiles ?? [])], (l) => io.err(l));
       const read = readShardResults(results, () => readFileSync(0, 'utf8'));
       for (const w of read.warnings) io.err(`podsim explore merge: warning: ${w}`);
       const m = mergeShards(read.shards, scenario && o.scenario !== undefined ? { file: o.scenario, sha256: scenarioSha256(scenario.inputFiles ?? [o.scenario]) } : undefined);
@@ -368,7 +368,7 @@ export function registerExploreCommands(program: Command, io: ExploreIo, done: (
     .addOption(new Option('--engine <kind>', 'threads (worker threads) or local (one thread, no workers)').choices(['threads', 'local']).default('local'))
     .action(async (file: string, o: { seed: number; faults: number; trace?: string; shrink?: boolean; out?: string; workers?: number; json?: string; engine: EngineKind }) => {
       const plain = loadScenario(file);
-      checkOutputPaths([output('--trace', o.trace), output('--json', o.json), o.shrink ? output('--out', o.out) : undefined], plain.inputFiles ?? [file]);
+      checkOutputPaths([output('--trace', o.trace), output('--json', o.json), o.shrink ? output('--out', o.out) : undefined], plain.inputFiles ?? [file], (l) => io.err(l));
       const plan = compileScenario(plain);
       for (const w of plan.warnings) io.err(formatIssue(w));
       const { sc, defaulted } = await exploreReady(plain, o.faults);

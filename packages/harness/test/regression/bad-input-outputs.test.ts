@@ -80,3 +80,12 @@ test('a writable output still gets written (the check refuses only what cannot b
   t.is(r.code, 0, r.out + r.err);
   t.regex(readFileSync(json, 'utf8'), /"traceDigest"/);
 });
+
+test('an existing output file is replaced with a warning on the command\'s stderr, naming the flag and path', async (t) => {
+  const json = join(dir, 'exists.json');
+  writeFileSync(json, 'old\n');
+  const r = await cli(['run', scenario, '--quiet', '--engine', 'local', '--json', json]);
+  t.is(r.code, 0, r.out + r.err);
+  t.regex(r.err, new RegExp(`^podsim: warning: --json ${json.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} exists and will be replaced$`, 'm'));
+  t.regex(readFileSync(json, 'utf8'), /"traceDigest"/);
+});
