@@ -317,6 +317,17 @@ test('one pass reports the schema, step, manifest and annotation problems togeth
   t.regex(lines[3], new RegExp(`^${p}:19:\\d+: Pod/web spec\\.containers\\[0\\]\\.image: missing required field`));
 });
 
+test('bug: a cluster with no node and an unknown step reported only the step; both now come in one pass', async (t) => {
+  const text = GOOD.replace('  nodes:\n    - name: node-1\n', '  nodes: []\n').replace('  - sleep: 10s', '  - slep: 10s');
+  const p = file('no-node-bad-step.yaml', text);
+  const r = await cli(['validate', p]);
+  t.is(r.code, EXIT_BAD_INPUT);
+  const lines = r.err.split('\n');
+  t.is(lines.length, 2, r.err);
+  t.regex(lines[0], new RegExp(`^${p}:3:\\d+: cluster\\.nodes: a cluster needs at least one node`));
+  t.regex(lines[1], new RegExp(`^${p}:6:\\d+: steps\\[1\\]\\.slep: unknown step "slep"`));
+});
+
 test('kinds podsim does not simulate are skipped with one warning each; malformed ones and workload kinds are still errors', async (t) => {
   const extra = `---
 apiVersion: v1

@@ -135,6 +135,13 @@ export const zCluster = z.strictObject({
   drain: zDuration.optional(),
   /** Actors of the user's own (an operator, a controller) run beside podsim's, talking to the apiserver. */
   actors: z.array(zUserActor).optional(),
+}).check((ctx) => {
+  // Here rather than only in compile (nodePools.ts says it too): so that it is reported in the
+  // same pass as the other problems of the file.
+  const c = ctx.value;
+  if ((c.nodes?.length ?? 0) === 0 && (c.nodePools?.length ?? 0) === 0) {
+    ctx.issues.push({ code: 'custom', input: c, path: [c.nodePools ? 'nodePools' : 'nodes'], message: 'a cluster needs at least one node (cluster.nodes or cluster.nodePools)' });
+  }
 });
 
 // ---- steps ------------------------------------------------------------------------------------
