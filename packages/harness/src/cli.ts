@@ -82,9 +82,13 @@ function parseSpeed(v: string): number {
   return n;
 }
 
+/** The longest `serve --warp`: a year of virtual time (an idle 2-node cluster runs about a virtual day per 3–5 s of wall time, so a year is ~20 min before the server listens). */
+export const MAX_WARP_US = 8760 * 3600 * 1_000_000;
+
 function parseWarp(v: string): number {
   const us = parseDuration(v);
   if (us === undefined) throw new InvalidArgumentError('expected a duration such as 42h, 10m or 90s.');
+  if (us > MAX_WARP_US) throw new InvalidArgumentError('expected at most 8760h (a year): every virtual second of the warp is simulated, about a virtual day per 3-5 s of wall time.');
   return us;
 }
 

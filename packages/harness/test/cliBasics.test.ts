@@ -44,3 +44,10 @@ test('no option in any --help states its default twice ("(default 1) (default: 1
   }
   t.true(options > 30, `read ${options} options`);
 });
+
+test('bug: serve --warp 100000h was silent for hours (every virtual second is simulated) — now exit 2 above a year, saying why', async (t) => {
+  const r = await cli(['serve', '--warp', '100000h']);
+  t.is(r.code, 2, r.out + r.err);
+  t.regex(r.err, /--warp.*expected at most 8760h \(a year\)/);
+  t.notRegex(r.out, /listening on/);
+});

@@ -44,6 +44,9 @@ export async function runServe(o: ServeCommandOptions, io: ServeIo, until?: Prom
   const plan = servePlan({ scenario: o.scenario, nodes: o.nodes, seed: o.seed, timeline: o.timeline, epochUnixSeconds });
   // As `podsim run`: what the scenario holds that podsim skips or does not simulate (was silent here).
   for (const w of plan.warnings) io.err(w);
+  // Every virtual second of the warp is simulated (Leases, node status, resyncs): say so before
+  // the wait rather than stay silent (a week takes ~30 s on an idle 2-node cluster).
+  if (warpUs >= 24 * 3600 * US_PER_SECOND) io.err(`podsim serve: fast-forwarding ${formatDuration(warpUs)} of virtual time before serving (about a virtual day per 3-5 s of wall time)…`);
   let failure: string | undefined;
   let onFail: () => void = () => undefined;
   const failed = new Promise<void>((resolve) => (onFail = resolve));
