@@ -97,5 +97,10 @@ test('the minio report and a small storm report render every chart in Chromium, 
   const s = await openReport(browser!, storm, { screenshot: join(dir, 'storm.png') });
   t.is(s.verdict, 'PASS');
   assertCharts(t, s, ['pods-over-time', 'latency-histogram', 'latency-cdf', 'node-drain', 'node-drain-histogram', 'kill-path', 'rate-limits-kubelet']);
+  // The bench header's long figure lines were cut off at the right of their box (scrolled sideways).
+  t.true(m.scrollWidth <= 1280, `the minio page fits 1280 px (scroll width ${m.scrollWidth})`);
+  t.true(s.scrollWidth <= 1280, `the storm page fits 1280 px (scroll width ${s.scrollWidth})`);
+  t.deepEqual(s.headerOverflow, [], 'no header line is cut off (the bench figures wrap)');
+  t.deepEqual(m.headerOverflow, []);
   t.log(`minio opened in ${m.openMs} ms, storm in ${s.openMs} ms; ${(Date.now() - t0) / 1000}s in all`);
 });

@@ -53,6 +53,8 @@ table { border-collapse: collapse; font-size: 0.9rem; } td, th { padding: 3px 10
 th { color: #495057; font-weight: 600; }
 code, pre, .mono { font-family: ui-monospace, "SFMono-Regular", Menlo, monospace; font-size: 0.85rem; }
 pre { background: #f8f9fa; padding: 8px; overflow-x: auto; }
+pre.notes { white-space: pre-wrap; overflow-wrap: anywhere; }
+table.header td { overflow-wrap: anywhere; }
 .note { color: #495057; font-size: 0.85rem; margin: 4px 0; } .empty { color: #868e96; font-style: italic; }
 figure { margin: 12px 0 24px; } figcaption { font-weight: 600; margin-bottom: 4px; }
 .failures li { color: #c92a2a; }

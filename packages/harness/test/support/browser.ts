@@ -38,6 +38,10 @@ export interface OpenedReport {
   /** Wall ms from navigation start until every chart was drawn. */
   readonly openMs: number;
   readonly verdict: string;
+  /** The page's scroll width in CSS px (wider than the viewport: something overflows sideways). */
+  readonly scrollWidth: number;
+  /** Header elements whose content is wider than their box (cut off or scrolled sideways): their tag.class. */
+  readonly headerOverflow: readonly string[];
 }
 
 /**
@@ -78,8 +82,12 @@ export async function openReport(browser: Browser, file: string, opts: { readonl
     );
     const data = JSON.parse(await page.evaluate(() => ((globalThis as any).document.getElementById('podsim-report-data')?.textContent as string | undefined) ?? '{}')) as Record<string, unknown>;
     const verdict = await page.evaluate(() => ((globalThis as any).document.getElementById('verdict')?.textContent as string | undefined) ?? '');
+    const scrollWidth = await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth as number);
+    const headerOverflow = await page.evaluate(() =>
+      [...(globalThis as any).document.querySelectorAll('header *')].filter((e: any) => e.scrollWidth > e.clientWidth + 1 && e.clientWidth > 0).map((e: any) => `${e.tagName.toLowerCase()}.${e.className}`),
+    );
     if (opts.screenshot) await page.screenshot({ path: opts.screenshot, ...(opts.clip ? { clip: opts.clip } : { fullPage: true }) });
-    return { charts, data, consoleErrors, network, openMs, verdict };
+    return { charts, data, consoleErrors, network, openMs, verdict, scrollWidth, headerOverflow };
   } finally {
     await page.close();
   }
