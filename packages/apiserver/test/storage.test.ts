@@ -110,3 +110,33 @@ test('eventsSince replays events after an RV for one prefix; too old → 410 inf
   if (ok.ok) t.deepEqual(ok.events.map((e) => e.rv), [4, 5, 6]);
   t.deepEqual(s.eventsSince('pods', 99), { ok: false, tooOld: false, current: 6 });
 });
+
+test('eventsSince per-prefix index equals a scan of the whole history, across evictions and compaction of the index', (t) => {
+  // 5,000 writes over three prefixes into a 1,500-event history: the per-prefix index must drop
+  // exactly what the ring evicts (it compacts its dead front past 1,024 entries).
+  const history = 1500;
+  const { s, events } = store(history);
+  const prefixes = ['pods', 'minions', 'leases'];
+  let x = 7;
+  for (let i = 0; i < 5000; i++) {
+    x = (x * 1103515245 + 12345) % 2147483648;
+    const p = prefixes[x % 3 === 0 ? 0 : x % 7 === 0 ? 1 : 2]!;
+    const key = `/registry/${p}/ns/o${i % 50}`;
+    if (s.get(key)) s.guaranteedUpdate(key, false, undefined, (cur) => ({ ...cur!, spec: { i } }) as KubeObject);
+    else s.create(key, obj(`o${i % 50}`));
+    if (i % 97 === 0) {
+      const oldest = events.length >= history ? events[events.length - history]!.rv : events[0]!.rv;
+      for (const rv of [oldest - 1, oldest, oldest + 200, s.revision - 3, s.revision]) {
+        for (const prefix of prefixes) {
+          const got = s.eventsSince(prefix, rv);
+          if (!got.ok) {
+            t.true(got.tooOld ? rv < oldest - 1 : rv > s.revision, `rv ${rv} oldest ${oldest}`);
+            continue;
+          }
+          const want = events.slice(-history).filter((e) => e.prefix === prefix && e.rv > rv);
+          t.deepEqual(got.events.map((e) => e.rv), want.map((e) => e.rv), `prefix ${prefix} since ${rv} at write ${i}`);
+        }
+      }
+    }
+  }
+});

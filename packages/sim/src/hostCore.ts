@@ -34,6 +34,7 @@ import {
 import type { LatencyConfig, LinkLatency, TraceFilter, WireEnvelope } from '@podsim/api/protocol/control';
 import { EventHeap } from './heap.js';
 import { RunningDigest } from './digest.js';
+import { deepFreezeBody, freezeModeFromEnv } from './freeze.js';
 
 export type { LatencyConfig, LinkLatency, TraceFilter, WireEnvelope };
 
@@ -160,6 +161,11 @@ export interface HostCoreOptions {
    * destination host. Envelopes share body objects (a multicast): encode each body once.
    */
   readonly routeRemote?: (env: WireEnvelope) => void;
+  /**
+   * Deep-freeze every delivered body (src/freeze.ts), so an actor mutating a shared body throws.
+   * Default: the `PODSIM_FREEZE=1` environment variable. Test aid; never changes a correct run.
+   */
+  readonly freezeBodies?: boolean;
 }
 
 /** Thrown out of `runUntil` when an actor handler throws: the run is over. */
@@ -198,6 +204,7 @@ export class HostCore {
   private readonly horizon: number;
   private readonly collect: (kind: string) => boolean;
   private started = false;
+  private readonly freezeBodies: boolean;
 
   /** Current virtual time (the time of the event being processed). */
   now: VirtualTime = 0;
@@ -237,6 +244,7 @@ export class HostCore {
     this.locals = new Array(this.actorIds.length);
     this.faults = [...(opts.faults ?? [])];
     this.horizon = stopHorizonUs(opts.latency);
+    this.freezeBodies = opts.freezeBodies ?? freezeModeFromEnv();
     const f = opts.traceFilter ?? 'all';
     this.collect = f === 'all' ? () => true : f === 'none' ? () => false : (k) => f.some((p) => k.startsWith(p));
     for (const l of opts.local) {
@@ -302,6 +310,8 @@ export class HostCore {
       if (e.a < this.now) {
         throw new Error(`causality violation: ${this.actorIds[e.f]} → ${this.actorIds[e.t]} due at ${e.a} µs arrived at ${this.now} µs`);
       }
+      // A decoded multicast body is shared by this host's recipients: freeze it as a local one.
+      if (this.freezeBodies) deepFreezeBody(e.b);
       this.queue.push(new QueuedEvent(e.a, e.f, e.q, e.t, EV_MSG, e, undefined, -1));
     }
   }
@@ -673,6 +683,9 @@ export class HostCore {
   }
 
   private route(e: WireEnvelope): void {
+    // Frozen when sent, so that a sender that changes a body after sending throws too (on one
+    // thread the receiver would see the change; across threads it would not).
+    if (this.freezeBodies) deepFreezeBody(e.b);
     this.messagesSent++;
     if (this.locals[e.t]) this.queue.push(new QueuedEvent(e.a, e.f, e.q, e.t, EV_MSG, e, undefined, -1));
     else if (this.opts.routeRemote) this.opts.routeRemote(e);

@@ -4,3 +4,4 @@ export * from './hostCore.js';
 export * from './localSimulation.js';
 export * from './placement.js';
 export * from './simulation.js';
+export * from './freeze.js';

@@ -2,7 +2,10 @@
  * In-memory MVCC storage with etcd semantics, standing in for k8s.io/apiserver v0.22.8
  * `pkg/storage/etcd3/store.go` (Create, conditionalDelete, GuaranteedUpdate's "no change → no
  * write" rule) plus etcd's revision history with compaction (`watcher.go` reports ErrCompacted
- * as 410 Expired). One global revision; a bounded ring of the last `historySize` events.
+ * as 410 Expired). One global revision; a bounded ring of the last `historySize` events, and per
+ * resource prefix an index of the ring's events of that prefix (the watch cache keeps one
+ * `watchCache` per resource, `pkg/storage/cacher/watch_cache.go` `GetAllEventsSinceThreadUnsafe`),
+ * so a re-watch costs the events of its own resource, not the whole history.
  *
  * Invariant: stored objects are never mutated; every write stores a fresh top-level object
  * whose `metadata.resourceVersion` is the write's revision.
@@ -69,6 +72,8 @@ export class MemoryStorage implements Storage {
   /** Revision of the newest event evicted from the history (0: nothing evicted yet). */
   private compacted = 0;
   private listener: ((ev: StorageEvent) => void) | undefined;
+  /** Per prefix: that prefix's events still in the ring, oldest first (from `head`). */
+  private readonly historyByPrefix = new Map<string, PrefixHistory>();
 
   /**
    * `historySize` ≥ 1: how many events watch-from-RV can replay. `freeze`: deep-freeze every
@@ -161,31 +166,29 @@ export class MemoryStorage implements Storage {
     return stored;
   }
 
+  /**
+   * The events of `prefix` with revision > `rv`, oldest first (`watchCache.GetAllEventsSince`):
+   * `tooOld` when `rv` is older than the oldest revision the history still covers (410 Expired),
+   * `current` when `rv` is in the future. Cost: a binary search plus the events returned.
+   */
   eventsSince(prefix: string, rv: number): HistoryResult {
     if (rv > this.rev) return { ok: false, tooOld: false, current: this.rev };
     if (rv < this.compacted) return { ok: false, tooOld: true, oldest: this.compacted };
-    // Binary search for the first event with revision > rv (revisions increase along the ring).
-    let lo = 0;
-    let hi = this.ringLen;
+    const h = this.historyByPrefix.get(prefix);
+    if (!h) return { ok: true, events: [] };
+    // Binary search for the first event with revision > rv (revisions increase along the list).
+    let lo = h.head;
+    let hi = h.events.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (this.at(mid).rv <= rv) lo = mid + 1;
+      if (h.events[mid]!.rv <= rv) lo = mid + 1;
       else hi = mid;
     }
-    const events: StorageEvent[] = [];
-    for (let i = lo; i < this.ringLen; i++) {
-      const ev = this.at(i);
-      if (ev.prefix === prefix) events.push(ev);
-    }
-    return { ok: true, events };
+    return { ok: true, events: h.events.slice(lo) };
   }
 
   private seal(obj: KubeObject): KubeObject {
     return this.freeze ? deepFreeze(obj) : obj;
-  }
-
-  private at(i: number): StorageEvent {
-    return this.ring[(this.ringStart + i) % this.historySize]!;
   }
 
   private put(prefix: string, key: string, obj: KubeObject, isNew: boolean): void {
@@ -200,13 +203,34 @@ export class MemoryStorage implements Storage {
 
   private emit(ev: StorageEvent): void {
     if (this.ringLen === this.historySize) {
-      this.compacted = this.ring[this.ringStart]!.rv;
+      const evicted = this.ring[this.ringStart]!;
+      this.compacted = evicted.rv;
+      // The evicted event is the oldest of its prefix too: drop it from the front of its index.
+      const eh = this.historyByPrefix.get(evicted.prefix)!;
+      eh.events[eh.head++] = undefined as unknown as StorageEvent;
+      if (eh.head === eh.events.length) {
+        eh.events.length = 0;
+        eh.head = 0;
+      } else if (eh.head >= 1024 && eh.head * 2 >= eh.events.length) {
+        // Amortised O(1): compact once the dead front is at least half the array.
+        eh.events.splice(0, eh.head);
+        eh.head = 0;
+      }
       this.ring[this.ringStart] = ev;
       this.ringStart = (this.ringStart + 1) % this.historySize;
     } else {
       this.ring[(this.ringStart + this.ringLen) % this.historySize] = ev;
       this.ringLen++;
     }
+    let h = this.historyByPrefix.get(ev.prefix);
+    if (!h) this.historyByPrefix.set(ev.prefix, (h = { events: [], head: 0 }));
+    h.events.push(ev);
     this.listener?.(ev);
   }
+}
+
+/** One prefix's slice of the history: `events[head..]` are live, oldest first. */
+interface PrefixHistory {
+  readonly events: StorageEvent[];
+  head: number;
 }

@@ -610,7 +610,7 @@ export class DaemonSetsController {
       }
       if (isPodUpdated(pod, hash, generation)) s.updated++;
     }
-    const status: DaemonSetStatus = {
+    let status: DaemonSetStatus = {
       ...(ds.status ?? {}),
       desiredNumberScheduled: s.desired,
       currentNumberScheduled: s.current,
@@ -648,7 +648,8 @@ export class DaemonSetsController {
           break;
         }
         cur = objectOf<DaemonSet>(got);
-        if (updateObservedGen) status.observedGeneration = cur.metadata.generation;
+        // A fresh status: the one already sent is the request body, shared with the apiserver.
+        if (updateObservedGen) status = { ...status, observedGeneration: cur.metadata.generation };
       }
     }
     // Resync after minReadySeconds as a last line of defence against clock skew.

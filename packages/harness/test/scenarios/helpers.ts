@@ -12,6 +12,12 @@ import type { ExecutionContext } from 'ava';
 
 export const S = 1_000_000;
 
+// Every scenario test runs in the deep-freeze test mode (packages/sim/src/freeze.ts, issue #19):
+// each message body is deep-frozen when sent, so an actor that mutates a shared object throws
+// and fails the run. Worker threads and CLI child processes inherit the variable. Set
+// PODSIM_FREEZE=0 to run them without it.
+process.env.PODSIM_FREEZE ??= '1';
+
 /** Runs a scenario given as text (engine `local` unless told otherwise). */
 export async function runText(name: string, text: string, opts: PlanOptions & { engine?: EngineKind } = {}): Promise<{ report: RunReport; model: TraceModel }> {
   const plan = compileScenario(loadScenarioText(`${name}.yaml`, text), opts);
