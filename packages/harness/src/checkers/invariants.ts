@@ -430,7 +430,10 @@ export const INVARIANTS: readonly Invariant[] = [
         if (!cols || !cells || !('deletionTimestamp' in d)) continue;
         const status = cells[cols.indexOf('STATUS')];
         const deleting = d.deletionTimestamp !== undefined && d.deletionTimestamp !== null;
-        if (status !== undefined && (status === 'Terminating' || status === 'Unknown') !== deleting) {
+        // A pod being deleted prints Terminating (Unknown with reason NodeLost); one that is not
+        // never prints Terminating — but may print Unknown: a container's terminated reason after
+        // a reboot (containerd's `unknownExitReason`, spec node-lifecycle §3.10, §9.2).
+        if (status !== undefined && (deleting ? status !== 'Terminating' && status !== 'Unknown' : status === 'Terminating')) {
           out.push({ invariant: this.id, t: r.t, message: `row "${cells.join(' ')}" shows ${status} but deletionTimestamp is ${deleting ? 'set' : 'unset'}` });
         }
         const age = cells[cols.indexOf('AGE')];
