@@ -669,6 +669,27 @@ export const INVARIANTS: readonly Invariant[] = [
       return out;
     },
   },
+  {
+    id: 'kubelet-node-create-once',
+    spec: 'NL §8.13, §6.3',
+    title: 'a kubelet creates its Node object at most once per process: a second successful CREATE needs a kubelet restart in between',
+    check(m) {
+      const out: Violation[] = [];
+      const last = new Map<string, number>();
+      for (const r of m.requests) {
+        if (r.verb !== 'create' || r.resource !== 'nodes' || r.code !== 201 || !r.client.startsWith('kubelet/')) continue;
+        const prev = last.get(r.client);
+        last.set(r.client, r.t);
+        if (prev === undefined) continue;
+        // registrationCompleted stays true until the process restarts (registerWithAPIServer).
+        const restarted = (m.restarts.get(r.client) ?? []).some((t) => t > prev && t <= r.t);
+        if (!restarted) {
+          out.push({ invariant: this.id, t: r.t, message: `${r.client} created Node ${r.name ?? ''} again at ${sec(r.t)} (first at ${sec(prev)}) without a restart in between` });
+        }
+      }
+      return out;
+    },
+  },
   // Services, EndpointSlices and kube-proxy (issue #18; spec endpoints-traffic §12).
   ...TRAFFIC_INVARIANTS,
 ];
