@@ -70,3 +70,14 @@ test('a reboot restarts every container of the pod once: RESTARTS counts per con
   t.is(rows[rows.length - 1].split(/\s+/).slice(0, 4).join(' '), 'web 2/2 Running 2');
   t.is(model.records.filter((r) => r.kind === 'cri.recover').length, 2);
 });
+
+test('the reboot gives the same trace digest on every placement (the durable store lives with its actor)', async (t) => {
+  t.timeout(120_000);
+  const text = reboot(2).replace('nodes: [{ name: node-1 }]', 'nodes: [{ name: node-1 }, { name: node-2 }]');
+  const base = await runText('reboot-single', text, { placement: 'single' });
+  t.true(base.report.ok, why(base.report));
+  for (const placement of ['per-actor', 'shards:2', 'nodes:2']) {
+    const r = await runText(`reboot-${placement}`, text, { placement, engine: 'threads' });
+    t.is(r.report.traceDigest, base.report.traceDigest, placement);
+  }
+});
