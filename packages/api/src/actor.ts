@@ -78,6 +78,22 @@ export interface RequestOptions {
   readonly failFast?: boolean;
 }
 
+/**
+ * What an actor keeps across its own crash and restart, as a process keeps files on disk (for
+ * the runtime: containerd's bolt metadata and the CRI plugin's status checkpoints under
+ * `/var/lib/containerd`). The engine holds one store per actor for the whole run, on the host
+ * thread that runs the actor, and hands the same store to every incarnation; nothing else reads
+ * it, so it is placement-independent as long as the actor's own writes are deterministic.
+ * Values are kept as given (no copy): an incarnation must not write to what an earlier one
+ * stored, only read it — the earlier incarnation is dead, so what it left is what was "on disk"
+ * at the crash. A {@link Map} satisfies this interface.
+ */
+export interface DurableStore {
+  get(key: string): unknown;
+  set(key: string, value: unknown): unknown;
+  delete(key: string): boolean;
+}
+
 /** Opaque handle for a pending timer. */
 export type TimerId = number;
 
@@ -113,6 +129,12 @@ export interface ActorContext {
   readonly now: VirtualTime;
   /** 1 for the first incarnation; +1 after each crash/restart. */
   readonly incarnation: number;
+  /**
+   * This actor's {@link DurableStore}, the same object in every incarnation. Optional: a
+   * context built by hand in a unit test may have none (the actor then keeps nothing across a
+   * restart, as if it had no disk).
+   */
+  readonly durable?: DurableStore;
   /** The run seed (for reports; draw randomness through `random`/`stream`, not from this). */
   readonly seed: number;
   /** Wall-clock instant of virtual time 0, in Unix seconds (for RFC 3339 timestamps). */

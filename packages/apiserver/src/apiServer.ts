@@ -41,7 +41,7 @@ import type {
 } from '@podsim/api';
 import { DEFAULT_EPOCH_UNIX_SECONDS, Clock as ClockClass } from '@podsim/api';
 import { decodeDeleteOptions, decodeTyped } from './decode.js';
-import { admitPodCreate, setDefaultsDeployment, setDefaultsNamespace, setDefaultsPod, setDefaultsReplicaSet } from './defaults.js';
+import { admitDefaultTolerationSeconds, admitPodCreate, setDefaultsDeployment, setDefaultsNamespace, setDefaultsPod, setDefaultsReplicaSet } from './defaults.js';
 import {
   field,
   isStatus,
@@ -583,6 +583,8 @@ export class ApiServer {
     if (isStatus(obj)) return fail(obj);
     const bad = this.checkName(obj, req.name, rctx);
     if (bad) return fail(bad);
+    // Mutating admission on UPDATE: DefaultTolerationSeconds (pods proper, not subresources).
+    if (req.resource === 'pods' && !req.subresource) admitDefaultTolerationSeconds(obj as Pod);
     // defaultUpdatedObjectInfo.Preconditions: the body's UID is a storage precondition.
     const uid = obj.metadata.uid;
     // The update function runs once (storage calls are synchronous), so it may hand over `obj`.
@@ -652,6 +654,8 @@ export class ApiServer {
           const patched = this.applyPatchTo(kind, existing, req.patch, req.name, rctx);
           const decoded = isStatus(patched) ? patched : this.decode(e, patched, 'patch', req.name);
           if (isStatus(decoded)) return decoded;
+          // Mutating admission on UPDATE: DefaultTolerationSeconds (pods proper, not subresources).
+          if (req.resource === 'pods' && !req.subresource) admitDefaultTolerationSeconds(decoded as Pod);
           return own(existing, decoded) ?? decoded;
         },
       },

@@ -100,9 +100,23 @@ export function admitPodCreate(pod: Pod): void {
   spec.serviceAccount = spec.serviceAccountName;
   if (spec.priority === undefined && !spec.priorityClassName) spec.priority = 0;
   spec.preemptionPolicy ??= 'PreemptLowerPriority';
+  admitDefaultTolerationSeconds(pod);
+}
+
+/**
+ * The DefaultTolerationSeconds admission plugin (`plugin/pkg/admission/defaulttolerationseconds`
+ * `Plugin.Admit`, a handler for **Create and Update** of `pods`, not of subresources): appends
+ * `node.kubernetes.io/not-ready` and `unreachable` `Exists:NoExecute` tolerations of 300 s unless
+ * one already covers the key (same key or empty key, effect NoExecute or empty). On UPDATE this
+ * puts back defaults a PUT or patch left out, so the update does not fail pod-update validation
+ * ("only additions to existing tolerations").
+ */
+export function admitDefaultTolerationSeconds(pod: Pod): void {
+  const spec = pod.spec;
+  if (!spec) return;
   const tolerations: Toleration[] = spec.tolerations ?? [];
   for (const key of ['node.kubernetes.io/not-ready', 'node.kubernetes.io/unreachable']) {
-    const has = tolerations.some((t) => (t.key === key || (t.operator === 'Exists' && !t.key)) && (!t.effect || t.effect === 'NoExecute'));
+    const has = tolerations.some((t) => (t.key === key || !t.key) && (!t.effect || t.effect === 'NoExecute'));
     if (!has) tolerations.push({ key, operator: 'Exists', effect: 'NoExecute', tolerationSeconds: DEFAULT_TOLERATION_SECONDS });
   }
   spec.tolerations = tolerations;

@@ -630,9 +630,41 @@ export function validateWorkloadStatusUpdate(n: ReplicaSet | Deployment, o: Repl
 
 // ---- other kinds --------------------------------------------------------------------------------
 
-/** `ValidateNode`. */
+/** `ValidateNode`: metadata, and `spec.taints` (reported under `metadata.taints`, as upstream's path is). */
 export function validateNode(node: Node): FieldError[] {
-  return validateObjectMeta(node.metadata, false, nameIsDNSSubdomain);
+  return [...validateObjectMeta(node.metadata, false, nameIsDNSSubdomain), ...validateNodeSpecTaints(node)];
+}
+
+/** The `spec.taints` part of `ValidateNode` (path `metadata.taints`, upstream's), also run on every Node update. */
+export function validateNodeSpecTaints(node: Node): FieldError[] {
+  const taints = node.spec?.taints ?? [];
+  return taints.length > 0 ? validateNodeTaints(taints, 'metadata.taints') : [];
+}
+
+/** The taint effects `validateTaintEffect` accepts (NoScheduleNoAdmit is not implemented upstream). */
+const TAINT_EFFECTS = ['NoSchedule', 'PreferNoSchedule', 'NoExecute'];
+
+/**
+ * `validateNodeTaints` (pkg/apis/core/validation): each key a qualified name, each value a label
+ * value, each effect required and one of {@link TAINT_EFFECTS} (`validateTaintEffect`, allowEmpty
+ * false), and no two taints with the same key and effect.
+ */
+function validateNodeTaints(taints: readonly { key?: string; value?: string; effect?: string }[], path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  const seen = new Set<string>();
+  taints.forEach((t, i) => {
+    const idx = `${path}[${i}]`;
+    for (const m of isQualifiedName(t.key ?? '')) errs.push(field.invalid(`${idx}.key`, t.key ?? '', m));
+    const vm = isValidLabelValue(t.value ?? '');
+    if (vm.length > 0) errs.push(field.invalid(`${idx}.value`, t.value ?? '', vm.join(';')));
+    const effect = t.effect ?? '';
+    if (effect === '') errs.push(field.required(`${idx}.effect`));
+    else if (!TAINT_EFFECTS.includes(effect)) errs.push(field.notSupported(`${idx}.effect`, effect, TAINT_EFFECTS));
+    const key = `${t.key ?? ''}\u0000${effect}`;
+    if (seen.has(key)) errs.push({ ...field.duplicate(idx, t), detail: 'taints must be unique by key and effect pair' });
+    seen.add(key);
+  });
+  return errs;
 }
 
 /** `ValidateNamespace`: metadata and each `spec.finalizers[i]`. */

@@ -28,6 +28,8 @@ export const HARNESS_TRACE_KINDS: readonly string[] = [
   'cri.exit',
   'cri.exec',
   'cri.network',
+  'cri.recover',
+  'cri.stopCancelled',
   'proxy.',
   'kubelet.',
   'engine.',

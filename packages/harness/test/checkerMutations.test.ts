@@ -269,6 +269,15 @@ const PLANTED: Array<[string, string, (x: Trace) => void, string[]]> = [
     ['controller-delete-no-grace-override'],
   ],
   [
+    'kubelet-node-create-once',
+    "the kubelet's Node CREATE succeeds a second time 10 s later, with no kubelet restart",
+    (x) => {
+      const c = x.find('api.request', { verb: 'create', resource: 'nodes', client: 'kubelet/node-1' });
+      x.add({ t: c.t + 10 * S, actor: 'apiserver', kind: 'api.request', data: { ...c.data, code: 201 } });
+    },
+    ['kubelet-node-create-once'],
+  ],
+  [
     'no-node-lost-reason',
     'a pod status write carries reason NodeLost (the legacy eviction path, not 1.22 taint mode)',
     (x) => {

@@ -223,6 +223,14 @@ const broken: Array<[string, (r: R[]) => void, string[]]> = [
     ['controller-delete-no-grace-override'],
   ],
   [
+    'a kubelet creates its Node twice without a restart in between',
+    (r) => {
+      const create = (t: number): R => ({ t, actor: 'apiserver', kind: 'api.request', data: { verb: 'create', resource: 'nodes', name: 'node-9', code: 201, client: 'kubelet/node-9' } });
+      r.push(create(1 * S), create(20 * S));
+    },
+    ['kubelet-node-create-once'],
+  ],
+  [
     'a pod write carries status.reason NodeLost',
     (r) => (r[at(r, (x) => x.kind === 'api.write' && x.data?.rv === '20')].data!.reason = 'NodeLost'),
     ['no-node-lost-reason'],

@@ -6,11 +6,16 @@
  * Invariants (spec §14): SIGKILL only when a StopContainer deadline (`timeout` s after its SIGTERM)
  * passes, at timeout 0, or from StopPodSandbox / RemovePodSandbox / RemoveContainer (inv. 6);
  * exit 137 after SIGKILL, 143 from the default SIGTERM action, else the process's own (inv. 16).
- * Simplified: no logs or stdout, IPv4 only, state is lost if the actor crashes.
+ * A crash of the actor is a node reboot: every process, shim and network namespace is gone, but
+ * containerd's records (`/var/lib/containerd`: containers, sandboxes, images) are kept in the
+ * actor's durable store and recovered as `pkg/cri/server/restart.go` `recover` / `loadContainer`
+ * / `loadSandbox` do (a RUNNING container becomes EXITED 255 `Unknown`, every sandbox NOTREADY).
+ * Simplified: no logs or stdout, IPv4 only.
  */
 import {
   type ContainerBehavior,
   type CriError,
+  type DurableStore,
   type DurationUs,
   type Message,
   type Prng,
@@ -44,7 +49,22 @@ export interface RuntimeHost<T> {
   trace(kind: string, msg: string, data?: Record<string, unknown>): void;
   tracing(kind: string): boolean;
   reply(token: T, body: Message): void;
+  /** The actor's durable store (`ActorContext.durable`); without one nothing survives a crash. */
+  readonly durable?: DurableStore;
 }
+
+/**
+ * The runtime's behaviour when the caller of a StopContainer goes away (the kubelet process dies:
+ * its gRPC connection closes) while the stop waits out its timeout:
+ * - `containerd` (default): containerd 1.5's CRI plugin (`pkg/cri/server/container_stop.go`
+ *   `stopContainer`): the request's context is cancelled, `waitContainerStop` returns and "if the
+ *   parent context was cancelled … return immediately" — no SIGKILL at that request's deadline;
+ *   the process keeps only its SIGTERM until the restarted kubelet's own StopContainer.
+ * - `detached-stop`: the stop runs to its deadline whoever waits for it — SIGKILL `timeout` s
+ *   after the SIGTERM even when the kubelet died meanwhile (podsim's behaviour before issue #15).
+ */
+export type RuntimeFlavor = 'containerd' | 'detached-stop';
+export const RUNTIME_FLAVORS: readonly RuntimeFlavor[] = ['containerd', 'detached-stop'];
 
 /** Runtime actor configuration (plain data). Durations are virtual µs. */
 export interface RuntimeConfig {
@@ -64,6 +84,14 @@ export interface RuntimeConfig {
    * (`keep-running`, default; dockershim) or is SIGKILLed, exit 137 (`kill`; containerd's execInternal).
    */
   readonly execTimeout?: 'keep-running' | 'kill';
+  /** {@link RuntimeFlavor}; default `containerd`. */
+  readonly flavor?: RuntimeFlavor;
+  /**
+   * Virtual times (µs) at which this node's kubelet process dies (kubeletRestart / kubeletDown
+   * faults, from the run's fault schedule), so the runtime knows when a caller's connection
+   * closed; read only by the `containerd` flavour.
+   */
+  readonly callerCrashesUs?: readonly number[];
   readonly faults?: readonly CriFault[];
 }
 
@@ -75,6 +103,12 @@ export const DEFAULT_IMAGE_SIZE_BYTES = 50_000_000;
 export const EXIT_SIGKILL = 137;
 /** Exit code when the default SIGTERM action kills the process (128 + 15). */
 export const EXIT_SIGTERM = 143;
+/** containerd's `unknownExitCode`: a container whose task vanished (restart.go). */
+export const EXIT_UNKNOWN = 255;
+/** containerd's `unknownExitReason`. */
+export const REASON_UNKNOWN = 'Unknown';
+/** The key of containerd's records in the actor's durable store. */
+const DISK_KEY = 'containerd';
 
 /** Problems with a runtime config, one sentence each (empty = valid). */
 export function validateRuntimeConfig(c: RuntimeConfig): string[] {
@@ -86,6 +120,10 @@ export function validateRuntimeConfig(c: RuntimeConfig): string[] {
     if (v !== undefined && !(Number.isSafeInteger(v) && v >= 0)) errs.push(`${k} must be a non-negative integer (µs)`);
   }
   if (c?.execTimeout !== undefined && c.execTimeout !== 'keep-running' && c.execTimeout !== 'kill') errs.push(`execTimeout must be 'keep-running' or 'kill'`);
+  if (c?.flavor !== undefined && !RUNTIME_FLAVORS.includes(c.flavor)) errs.push(`flavor must be one of ${RUNTIME_FLAVORS.join(', ')}`);
+  if (c?.callerCrashesUs !== undefined && !(Array.isArray(c.callerCrashesUs) && c.callerCrashesUs.every((v) => Number.isSafeInteger(v) && v >= 0))) {
+    errs.push('callerCrashesUs must be a list of non-negative integers (µs)');
+  }
   return [...errs, ...validateCriFaults(c?.faults ?? [])];
 }
 
@@ -114,6 +152,7 @@ interface SandboxRec {
 
 interface StopWaiter<T> {
   readonly pending: Pending<T>;
+  /** The SIGKILL at the deadline, or (containerd flavour) the cancellation when the caller dies first. */
   killTimer: TimerId | undefined;
   /** The StopContainer timeout (s) whose deadline the kill timer is. */
   readonly timeout: number;
@@ -157,6 +196,18 @@ interface ContainerRec<T> {
   view: cri.Container | undefined;
 }
 
+/**
+ * What containerd keeps on disk across a reboot (its bolt metadata, the CRI plugin's status
+ * checkpoints, the image store, host-local IPAM's last reserved address): the previous
+ * incarnation's live records, read (never written) by {@link CriRuntime.recover}.
+ */
+interface ContainerdDisk {
+  readonly sandboxes: ReadonlyMap<string, SandboxRec>;
+  readonly containers: ReadonlyMap<string, ContainerRec<unknown>>;
+  readonly images: ReadonlyMap<string, { readonly id: string; readonly size: number }>;
+  readonly ipam: HostLocalIpam;
+}
+
 type ExitCause = 'SIGKILL' | 'SIGTERM' | 'SIGTERM-handler' | 'crash' | 'bind';
 
 /** The kubelet's container annotation with the container's ports as JSON (`containerPortsLabel`). */
@@ -188,6 +239,7 @@ export function hostPortsOf(sandbox: cri.PodSandboxConfig, container: cri.Contai
 type RuntimeTimer<T> =
   | { readonly k: 'exit'; readonly c: ContainerRec<T>; readonly code: number; readonly cause: 'crash' | 'SIGTERM-handler' }
   | { readonly k: 'kill'; readonly c: ContainerRec<T>; readonly w: StopWaiter<T> }
+  | { readonly k: 'stopCancelled'; readonly c: ContainerRec<T>; readonly w: StopWaiter<T> }
   | { readonly k: 'execEnd'; readonly e: ExecRec<T> }
   | { readonly k: 'execTimeout'; readonly e: ExecRec<T>; readonly timeout: number }
   | { readonly k: 'pulled'; readonly image: string; readonly sizeBytes: number }
@@ -269,10 +321,87 @@ export class CriRuntime<T> {
     for (const [ref, v] of Object.entries(config.images ?? {})) this.imageConfig.set(normalizeImage(ref), v);
   }
 
-  /** Loads the preloaded images (ids are drawn from the host, so this cannot run in the constructor). */
+  /**
+   * Starts containerd: after a crash (a reboot) recovers the records the previous incarnation left
+   * in the durable store, then loads the preloaded images that are missing (ids are drawn from the
+   * host, so this cannot run in the constructor) and keeps its own records there.
+   */
   start(host: RuntimeHost<T>): void {
     this.h = host;
-    for (const ref of this.config.preloadedImages ?? []) this.storeImage(normalizeImage(ref));
+    const disk = host.durable?.get(DISK_KEY) as ContainerdDisk | undefined;
+    if (disk) this.recover(disk);
+    for (const ref of this.config.preloadedImages ?? []) if (!this.images.has(normalizeImage(ref))) this.storeImage(normalizeImage(ref));
+    // The live maps are the "disk": containerd writes its bolt metadata and status checkpoints
+    // synchronously with every change, so what a crash leaves is what the maps hold then. Recovery
+    // reads only the fields containerd persists, never timers or waiters.
+    host.durable?.set(DISK_KEY, { sandboxes: this.sandboxes, containers: this.containers, images: this.images, ipam: this.ipam } satisfies ContainerdDisk);
+  }
+
+  /**
+   * containerd's CRI `recover` after a reboot (`pkg/cri/server/restart.go`): images are kept;
+   * `loadSandbox` — every sandbox's task is gone, so it is SANDBOX_NOTREADY (its network
+   * namespace is gone too: `cri.network` down now, the address freed); `loadContainer` — a
+   * container checkpointed RUNNING whose task is gone is EXITED with `unknownExitCode` 255,
+   * reason `unknownExitReason` "Unknown", finishedAt = now; CREATED and EXITED ones keep their
+   * status. Names stay reserved and the kubelet's labels and annotations (attempt, restartCount)
+   * are kept, so the kubelet counts RESTARTS on. One `cri.recover` record per container.
+   */
+  private recover(disk: ContainerdDisk): void {
+    for (const [ref, img] of disk.images) this.images.set(ref, img);
+    this.ipam.continueAfter(disk.ipam);
+    const byId = new Map<string, SandboxRec>();
+    for (const old of disk.sandboxes.values()) {
+      const s: SandboxRec = {
+        id: old.id,
+        config: old.config,
+        createdAt: old.createdAt,
+        name: old.name,
+        containers: new Set(),
+        state: 'SANDBOX_NOTREADY',
+        ip: old.ip,
+        teardownTimer: undefined,
+        teardownAt: NEVER,
+        view: undefined,
+      };
+      if (s.ip !== undefined) this.traceNetwork(s, false);
+      s.ip = undefined;
+      byId.set(s.id, s);
+      this.sandboxes.set(s.id, s);
+      indexAdd(this.sandboxesByPod, s.config.labels[POD_UID_LABEL], s);
+      this.names.set(s.name, s.id);
+    }
+    for (const old of disk.containers.values()) {
+      const sandbox = byId.get(old.sandbox.id)!;
+      const lost = old.state === RUNNING;
+      const c: ContainerRec<T> = {
+        id: old.id,
+        sandbox,
+        config: old.config,
+        imageRef: old.imageRef,
+        behavior: old.behavior,
+        createdAt: old.createdAt,
+        name: old.name,
+        state: lost ? 'CONTAINER_EXITED' : old.state,
+        startedAt: old.startedAt,
+        finishedAt: lost ? this.h.now : old.finishedAt,
+        exitCode: lost ? EXIT_UNKNOWN : old.exitCode,
+        reason: lost ? REASON_UNKNOWN : old.reason,
+        startupUs: old.startupUs,
+        unhealthyAtUs: old.unhealthyAtUs,
+        termSignalledAt: undefined,
+        crashTimer: undefined,
+        termTimer: undefined,
+        stops: new Set(),
+        execs: new Set(),
+        hostPorts: [],
+        view: undefined,
+      };
+      this.containers.set(c.id, c);
+      indexAdd(this.containersByPod, c.config.labels[POD_UID_LABEL], c);
+      sandbox.containers.add(c.id);
+      this.names.set(c.name, c.id);
+      this.traceProc('cri.recover', c, `recovered ${c.state}${lost ? ` ${EXIT_UNKNOWN} (${REASON_UNKNOWN})` : ''}`, { state: c.state, exitCode: c.exitCode, reason: c.reason, lost });
+    }
   }
 
   /** One CRI request received now; its reply is sent through `host.reply(token, …)`, now or later. */
@@ -332,6 +461,14 @@ export class CriRuntime<T> {
         // have cancelled this timer): SIGKILL, as containerd does after waitContainerStop.
         t.w.killTimer = undefined;
         return this.signal(t.c, 'SIGKILL', t.w.timeout);
+      case 'stopCancelled':
+        // containerd flavour: the caller died while the stop waited; its context is cancelled,
+        // waitContainerStop returns and stopContainer "returns immediately": no SIGKILL, and the
+        // reply has nobody to reach (the engine drops it: the caller's incarnation is gone).
+        t.w.killTimer = undefined;
+        t.c.stops.delete(t.w);
+        this.traceProc('cri.stopCancelled', t.c, `StopContainer timeout=${t.w.timeout} cancelled (caller gone)`, { timeout: t.w.timeout });
+        return;
       case 'execEnd':
         t.e.endTimer = undefined;
         return this.endExec(t.e, false);
@@ -555,8 +692,10 @@ export class CriRuntime<T> {
 
   /**
    * containerd `stopContainer`: a no-op unless running; with timeout > 0 SIGTERM (again on every
-   * call, as containerd 1.5 does), then SIGKILL if it still runs `timeout` seconds later; with
-   * timeout ≤ 0 SIGKILL at once. The reply waits until the process has exited.
+   * call, as containerd 1.5 does), then SIGKILL if it still runs `timeout` seconds later — unless,
+   * with the `containerd` flavour, the caller dies first (its cancelled context ends the wait, see
+   * {@link RuntimeFlavor}); with timeout ≤ 0 SIGKILL at once. The reply waits until the process
+   * has exited.
    */
   private stopContainer(req: cri.StopContainer, p: Pending<T>): void {
     const c = this.containers.get(req.containerId);
@@ -568,7 +707,12 @@ export class CriRuntime<T> {
       this.signal(c, 'SIGTERM', req.timeout);
       if (c.state === RUNNING) {
         const w: StopWaiter<T> = { pending: p, killTimer: undefined, timeout: req.timeout };
-        w.killTimer = this.h.setTimer(seconds(req.timeout), { k: 'kill', c, w } satisfies RuntimeTimer<T>);
+        const deadline = this.h.now + seconds(req.timeout);
+        const gone = this.callerGoneBy(deadline);
+        w.killTimer =
+          gone === undefined
+            ? this.h.setTimer(seconds(req.timeout), { k: 'kill', c, w } satisfies RuntimeTimer<T>)
+            : this.h.setTimer(gone - this.h.now, { k: 'stopCancelled', c, w } satisfies RuntimeTimer<T>);
         c.stops.add(w);
         return;
       }
@@ -576,6 +720,18 @@ export class CriRuntime<T> {
       this.signal(c, 'SIGKILL', req.timeout);
     }
     this.finish(p, { type: 'StopContainerResult' });
+  }
+
+  /**
+   * containerd flavour: the first time at or after now, and before `deadline`, at which the
+   * caller (this node's kubelet) dies and its connection closes; undefined when it outlives the
+   * deadline, or always for `detached-stop`.
+   */
+  private callerGoneBy(deadline: VirtualTime): VirtualTime | undefined {
+    if ((this.config.flavor ?? 'containerd') !== 'containerd') return undefined;
+    let first: VirtualTime | undefined;
+    for (const t of this.config.callerCrashesUs ?? []) if (t >= this.h.now && t < deadline && (first === undefined || t < first)) first = t;
+    return first;
   }
 
   /** containerd `RemoveContainer`: forcibly (SIGKILL if running); unknown ids are fine. */

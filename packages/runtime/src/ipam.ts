@@ -56,6 +56,17 @@ export class HostLocalIpam {
     return undefined;
   }
 
+  /**
+   * After a reboot: continue the round-robin after the last address `before` reserved (host-local
+   * keeps `last_reserved_ip` on disk), with none in use — the pod network namespaces are gone.
+   * Simplified: host-local's per-IP reservation files also survive until the kubelet's
+   * StopPodSandbox runs CNI DEL; podsim frees them at once (the new sandbox gets the next address
+   * either way).
+   */
+  continueAfter(before: HostLocalIpam): void {
+    this.lastReserved = before.lastReserved;
+  }
+
   /** Frees an address (unknown addresses are ignored: teardown is idempotent). */
   release(ip: string): void {
     const n = parseIp(ip);

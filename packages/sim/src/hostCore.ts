@@ -136,6 +136,8 @@ interface LocalActor {
    * must not revive a kubelet on a dead node); a crash without restart holds it for good.
    */
   readonly downBy: Set<number>;
+  /** The actor's durable store (`ActorContext.durable`): survives its crashes, like its links. */
+  readonly durable: Map<string, unknown>;
   /** Outgoing links of this actor, by destination index (state survives restarts). */
   readonly links: Map<number, LinkState> | Array<LinkState | undefined>;
   rng: Prng;
@@ -385,6 +387,7 @@ export class HostCore {
       timers: new Map(),
       pending: new Map(),
       downBy: new Set(),
+      durable: new Map(),
       links: this.actorIds.length <= DENSE_LINKS_MAX ? new Array<LinkState | undefined>(this.actorIds.length) : new Map(),
       rng: deriveStream(this.opts.seed, `actor:${id}#0`),
       streams: new Map(),
@@ -773,6 +776,7 @@ export class HostCore {
       get incarnation() {
         return la.incarnation;
       },
+      durable: la.durable,
       seed: this.opts.seed,
       epochUnixSeconds: this.opts.epochUnixSeconds,
       send(to, body) {

@@ -126,6 +126,12 @@ export function createActor(_id: string, config: unknown): Actor {
       data.managedBy = m.labels?.[LABEL_MANAGED_BY] ?? '';
       data.endpoints = (sl.endpoints ?? []).map((e) => [e.targetRef?.uid ?? e.addresses?.[0] ?? '', e.conditions?.ready ?? null, e.conditions?.serving ?? null, e.conditions?.terminating ?? null]);
     }
+    if (resource === 'events') {
+      // Which object an Event is about, and why (SandboxChanged, TaintManagerEviction, …).
+      const e = ev.object as { reason?: string; involvedObject?: { name?: string } };
+      if (e.reason !== undefined) data.eventReason = e.reason;
+      if (e.involvedObject?.name !== undefined) data.involvedObject = e.involvedObject.name;
+    }
     if (m.finalizers?.length) data.finalizers = m.finalizers;
     ctx.trace('api.write', `${ev.type} ${resource} ${m.namespace ? `${m.namespace}/` : ''}${m.name} rv=${m.resourceVersion}`, data);
   };

@@ -430,7 +430,10 @@ export const INVARIANTS: readonly Invariant[] = [
         if (!cols || !cells || !('deletionTimestamp' in d)) continue;
         const status = cells[cols.indexOf('STATUS')];
         const deleting = d.deletionTimestamp !== undefined && d.deletionTimestamp !== null;
-        if (status !== undefined && (status === 'Terminating' || status === 'Unknown') !== deleting) {
+        // A pod being deleted prints Terminating (Unknown with reason NodeLost); one that is not
+        // never prints Terminating — but may print Unknown: a container's terminated reason after
+        // a reboot (containerd's `unknownExitReason`, spec node-lifecycle §3.10, §9.2).
+        if (status !== undefined && (deleting ? status !== 'Terminating' && status !== 'Unknown' : status === 'Terminating')) {
           out.push({ invariant: this.id, t: r.t, message: `row "${cells.join(' ')}" shows ${status} but deletionTimestamp is ${deleting ? 'set' : 'unset'}` });
         }
         const age = cells[cols.indexOf('AGE')];
@@ -662,6 +665,27 @@ export const INVARIANTS: readonly Invariant[] = [
       const out: Violation[] = [];
       for (const w of m.writes) {
         if (w.resource === 'pods' && w.reason === 'NodeLost') out.push({ invariant: this.id, t: w.t, message: `pod ${w.namespace}/${w.name} has status.reason NodeLost` });
+      }
+      return out;
+    },
+  },
+  {
+    id: 'kubelet-node-create-once',
+    spec: 'NL §8.13, §6.3',
+    title: 'a kubelet creates its Node object at most once per process: a second successful CREATE needs a kubelet restart in between',
+    check(m) {
+      const out: Violation[] = [];
+      const last = new Map<string, number>();
+      for (const r of m.requests) {
+        if (r.verb !== 'create' || r.resource !== 'nodes' || r.code !== 201 || !r.client.startsWith('kubelet/')) continue;
+        const prev = last.get(r.client);
+        last.set(r.client, r.t);
+        if (prev === undefined) continue;
+        // registrationCompleted stays true until the process restarts (registerWithAPIServer).
+        const restarted = (m.restarts.get(r.client) ?? []).some((t) => t > prev && t <= r.t);
+        if (!restarted) {
+          out.push({ invariant: this.id, t: r.t, message: `${r.client} created Node ${r.name ?? ''} again at ${sec(r.t)} (first at ${sec(prev)}) without a restart in between` });
+        }
       }
       return out;
     },

@@ -25,6 +25,7 @@ import { nodePodCidr } from '../nodeCidrs.js';
 import { expandNodes, type ExpandedNode } from './nodePools.js';
 import { clientLimits, throttleAllowanceUs, type ClientLimits } from './clientLimits.js';
 import { resolveUserActors } from './userActors.js';
+import type { RuntimeFlavor } from '@podsim/runtime';
 
 /** One actor of the run: its id, the module that exports `createActor`, and its config. */
 export interface ActorPlan {
@@ -588,7 +589,7 @@ export function compileScenario(sc: LoadedScenario, opts: PlanOptions = {}): Run
       {
         id: `runtime/${n}`,
         module: ACTOR_MODULES.runtime,
-        config: { nodeName: n, podCidr: nodePodCidr(i), faults: runtimeFaults.get(n) },
+        config: { nodeName: n, podCidr: nodePodCidr(i), faults: runtimeFaults.get(n), ...runtimeSettings(clusterNodes[i], faults) },
       },
       ...(withProxy ? [{ id: `kube-proxy/${n}`, module: ACTOR_MODULES.kubeProxy, config: kubeProxyConfig(n, cluster.kubeProxy) }] : []),
     ]),
@@ -650,6 +651,18 @@ function compileTarget(
     ...(d.selector !== undefined ? { selector: d.selector } : {}),
     ...(d.all ? { all: true } : {}),
   };
+}
+
+/**
+ * A node's runtime settings: its flavour (`cluster.nodes[].runtime.flavor`) and, for the
+ * `containerd` flavour, the times its kubelet process dies (every crash fault of
+ * `kubelet/<node>`), when a StopContainer waiting for that kubelet is cancelled.
+ */
+function runtimeSettings(n: ExpandedNode | undefined, faults: readonly Fault[]): { flavor?: RuntimeFlavor; callerCrashesUs?: number[] } {
+  if (!n) return {};
+  const kubelet = `kubelet/${n.name}`;
+  const crashes = faults.filter((f): f is Extract<Fault, { kind: 'crash' }> => f.kind === 'crash' && f.actor === kubelet).map((f) => f.atUs);
+  return { ...(n.runtime?.flavor ? { flavor: n.runtime.flavor } : {}), ...(crashes.length > 0 ? { callerCrashesUs: crashes } : {}) };
 }
 
 interface FaultCtx {

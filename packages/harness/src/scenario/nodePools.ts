@@ -30,6 +30,7 @@ export function expandNodes(cluster: ClusterSpec, src: SourceDoc, issues: Scenar
         ...(p.kubelet ? { kubelet: p.kubelet } : {}),
         ...(p.labels ? { labels: p.labels } : {}),
         ...(p.taints ? { taints: p.taints } : {}),
+        ...(p.runtime ? { runtime: p.runtime } : {}),
         path: ['cluster', 'nodePools', j],
       });
     }

@@ -58,6 +58,12 @@ const zNodeShape = {
   kubelet: zKubeletSettings.optional(),
   labels: zLabels.optional(),
   taints: z.array(zTaint).optional(),
+  /**
+   * The node's CRI runtime (packages/runtime `RuntimeFlavor`): `containerd` (default; containerd
+   * 1.5 — a StopContainer whose kubelet died stops waiting, no SIGKILL at its deadline) or
+   * `detached-stop` (the stop's SIGKILL comes at its deadline even after the kubelet died).
+   */
+  runtime: z.strictObject({ flavor: z.enum(['containerd', 'detached-stop']).optional() }).optional(),
 };
 
 export const zNode = z.strictObject({ name: zName, ...zNodeShape });

@@ -275,6 +275,11 @@ export function computePodActions(pod: Pod, podStatus: RuntimePodStatus, probes?
 export function syncPodRuntime(deps: RuntimeSyncDeps, pod: Pod, podStatus: RuntimePodStatus, done: (r: PodSyncResult, messages: Map<string, string>) => void): void {
   const { env } = deps;
   const actions = computePodActions(pod, podStatus, deps.probes);
+  // Step 1 of SyncPod: a new sandbox replacing an existing one (none READY: after a reboot, its
+  // task is gone) is announced; a pod's first sandbox is not.
+  if (actions.createSandbox && podStatus.sandboxStatuses.length > 0) {
+    deps.recorder.event(pod, 'Normal', 'SandboxChanged', 'Pod sandbox changed, it will be killed and re-created.');
+  }
   const results: SyncResult[] = [];
   const messages = new Map<string, string>();
   const finish = () => done(podSyncResult(results), messages);
