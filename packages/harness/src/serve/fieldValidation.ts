@@ -12,7 +12,7 @@
  * kubectl's client-side validation against `/openapi/v2` instead (a protobuf document podsim does
  * not serve) — a different message, the same outcome: nothing is created.
  */
-import { PROTO_MESSAGES } from './protobufSchema.js';
+import { inlinesTypeMeta, messagePackage, PROTO_MESSAGES } from './protobufSchema.js';
 
 /** `metav1.FieldValidation*`. */
 export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
@@ -62,8 +62,9 @@ export function pruneUnknownFields(obj: Record<string, unknown>, rootKey: string
   const unknown: string[] = [];
   const walk = (o: Record<string, unknown>, key: string, path: string, top: boolean) => {
     const f = fields(key);
+    const typeMeta = top || inlinesTypeMeta(key);
     for (const k of Object.keys(o)) {
-      if (top && (k === 'apiVersion' || k === 'kind')) continue;
+      if (typeMeta && (k === 'apiVersion' || k === 'kind')) continue;
       if (patch && k.startsWith('$')) continue;
       const p = path ? `${path}.${k}` : k;
       const ft = f.get(k);
@@ -90,7 +91,7 @@ export function pruneUnknownFields(obj: Record<string, unknown>, rootKey: string
 
 /** The PROTO_MESSAGES key of a served kind of `group` (`''` = core). */
 export function rootMessage(group: string, kind: string): string {
-  return `${group === '' ? 'core' : group}.${kind}`;
+  return `${messagePackage(group)}.${kind}`;
 }
 
 /** `strict decoding error: unknown field "a", unknown field "b"` (sigs.k8s.io/json's strict errors joined). */

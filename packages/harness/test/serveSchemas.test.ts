@@ -1,0 +1,130 @@
+/**
+ * Issue #20 item 1 for the newer kinds: StatefulSet, ControllerRevision, Service, Endpoints,
+ * EndpointSlice, PersistentVolumeClaim and Lease have entries in podsim's type table
+ * (protobufSchema.ts), so the real kubectl's `explain` finds their fields in `/openapi/v3`, and a
+ * manifest typo is refused by Strict field validation (kubectl 1.32's default) instead of stored.
+ */
+import test, { type ExecutionContext } from 'ava';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startServer, type RunningServer } from '../src/serve/server.js';
+import { servePlan } from '../src/serve/servePlan.js';
+import { writeKubeconfig } from '../src/serve/kubeconfig.js';
+import { kubectlClient } from './support/kubectl.js';
+
+let dir = '';
+let server: RunningServer;
+let kubeconfig: string;
+
+const client = (t: ExecutionContext) => kubectlClient(t, kubeconfig, dir);
+
+function manifest(name: string, doc: unknown): string {
+  const f = join(dir, name);
+  writeFileSync(f, JSON.stringify(doc, null, 2));
+  return f;
+}
+
+test.before(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'podsim-schemas-'));
+  server = await startServer(servePlan({ epochUnixSeconds: Math.floor(Date.now() / 1000) }), { speed: 10 });
+  kubeconfig = writeKubeconfig(server.url, join(dir, 'kubeconfig'));
+});
+
+test.after.always(async () => {
+  await server?.close();
+  if (dir !== '') rmSync(dir, { recursive: true, force: true });
+});
+
+test('kubectl explain finds the fields of StatefulSet, Service, Endpoints, EndpointSlice, PVC, ControllerRevision and Lease', async (t) => {
+  const k = client(t);
+  const cases: [string, RegExp][] = [
+    ['sts.spec', /GROUP:\s+apps\nKIND:\s+StatefulSet\nVERSION:\s+v1\n\nFIELD: spec <StatefulSetSpec>[\s\S]*\n {2}podManagementPolicy\t<string>\n[\s\S]*\n {2}volumeClaimTemplates\t<\[\]PersistentVolumeClaim>\n/],
+    ['sts.spec.volumeClaimTemplates.spec.storageClassName', /FIELD: storageClassName <string>/],
+    ['svc.spec.sessionAffinityConfig.clientIP.timeoutSeconds', /KIND:\s+Service\n[\s\S]*FIELD: timeoutSeconds <integer>/],
+    ['ep.subsets.addresses.ip', /KIND:\s+Endpoints\n[\s\S]*FIELD: ip <string>/],
+    ['endpointslice.endpoints.conditions.ready', /GROUP:\s+discovery.k8s.io\nKIND:\s+EndpointSlice\n[\s\S]*FIELD: ready <boolean>/],
+    ['pvc.status.phase', /KIND:\s+PersistentVolumeClaim\n[\s\S]*FIELD: phase <string>/],
+    ['controllerrevision.revision', /KIND:\s+ControllerRevision\n[\s\S]*FIELD: revision <integer>/],
+    ['lease.spec.renewTime', /GROUP:\s+coordination.k8s.io\nKIND:\s+Lease\n[\s\S]*FIELD: renewTime <string>/],
+    ['ds.spec.updateStrategy.type', /KIND:\s+DaemonSet\n[\s\S]*FIELD: type <string>/],
+    ['job.spec.backoffLimit', /KIND:\s+Job\n[\s\S]*FIELD: backoffLimit <integer>/],
+  ];
+  for (const [path, want] of cases) {
+    const r = await k.run(['explain', path]);
+    t.is(r.code, 0, `${path}: ${r.stderr}`);
+    t.regex(r.stdout, want, path);
+  }
+});
+
+const selector = { matchLabels: { app: 'web' } };
+const template = { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: 'nginx:1.21' }] } };
+
+test('a typo in a StatefulSet, Service, Endpoints, EndpointSlice, PVC or Lease manifest is refused with strict decoding errors and nothing is stored', async (t) => {
+  const k = client(t);
+  const cases: [string, string, Record<string, unknown>, string][] = [
+    [
+      'statefulset',
+      'web',
+      {
+        apiVersion: 'apps/v1',
+        kind: 'StatefulSet',
+        metadata: { name: 'web' },
+        spec: {
+          replcas: 3,
+          serviceName: 'web',
+          selector,
+          template,
+          // A claim template is a whole PVC: its apiVersion / kind are fields, its typo is not.
+          volumeClaimTemplates: [{ apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'], storageClas: 'x' } }],
+        },
+      },
+      'StatefulSet in version "v1" cannot be handled as a StatefulSet: strict decoding error: unknown field "spec.replcas", unknown field "spec.volumeClaimTemplates[0].spec.storageClas"',
+    ],
+    [
+      'service',
+      'web',
+      { apiVersion: 'v1', kind: 'Service', metadata: { name: 'web' }, spec: { slector: { app: 'web' }, ports: [{ port: 80, targetPrt: 8080 }] } },
+      'Service in version "v1" cannot be handled as a Service: strict decoding error: unknown field "spec.slector", unknown field "spec.ports[0].targetPrt"',
+    ],
+    [
+      'endpoints',
+      'web',
+      { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'web' }, subsets: [{ adresses: [{ ip: '10.0.0.1' }] }] },
+      'Endpoints in version "v1" cannot be handled as a Endpoints: strict decoding error: unknown field "subsets[0].adresses"',
+    ],
+    [
+      'endpointslice',
+      'web-1',
+      { apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: { name: 'web-1' }, addressType: 'IPv4', endpoints: [{ addresses: ['10.0.0.1'], condition: { ready: true } }] },
+      'EndpointSlice in version "v1" cannot be handled as a EndpointSlice: strict decoding error: unknown field "endpoints[0].condition"',
+    ],
+    [
+      'pvc',
+      'data',
+      { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'], resources: { request: { storage: '1Gi' } } } },
+      'PersistentVolumeClaim in version "v1" cannot be handled as a PersistentVolumeClaim: strict decoding error: unknown field "spec.resources.request"',
+    ],
+    [
+      'lease',
+      'l',
+      { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'l' }, spec: { holderIdentity: 'a', leaseDurationSecond: 3 } },
+      'Lease in version "v1" cannot be handled as a Lease: strict decoding error: unknown field "spec.leaseDurationSecond"',
+    ],
+  ];
+  for (const [resource, name, doc, message] of cases) {
+    const file = manifest(`${resource}.json`, doc);
+    const r = await k.run(['apply', '-f', file]);
+    t.is(r.code, 1, resource);
+    // kubectl prints the fields in its own order; the set is what matters.
+    const got = r.stderr.trim();
+    t.true(got.startsWith(`Error from server (BadRequest): error when creating "${file}": ${message.slice(0, message.indexOf('unknown field'))}`), got);
+    for (const f of message.match(/unknown field "[^"]+"/g)!) t.true(got.includes(f), `${resource}: ${f} in ${got}`);
+    t.is((await k.run(['get', resource, name])).code, 1, `${resource}: nothing was created`);
+  }
+  // The same manifests without the typos are accepted (the table has every field they use).
+  const sts = await k.run(['apply', '-f', manifest('sts-ok.json', { apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name: 'ok' }, spec: { replicas: 1, serviceName: 'ok', selector, template, volumeClaimTemplates: [{ apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } }] } })]);
+  t.is(sts.code, 0, sts.stderr);
+  const svc = await k.run(['apply', '-f', manifest('svc-ok.json', { apiVersion: 'v1', kind: 'Service', metadata: { name: 'ok' }, spec: { selector: { app: 'web' }, ports: [{ port: 80, targetPort: 8080 }], sessionAffinity: 'ClientIP', sessionAffinityConfig: { clientIP: { timeoutSeconds: 60 } } } })]);
+  t.is(svc.code, 0, svc.stderr);
+});
