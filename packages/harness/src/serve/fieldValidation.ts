@@ -51,26 +51,38 @@ function isObject(x: unknown): x is Record<string, unknown> {
   return x !== null && typeof x === 'object' && !Array.isArray(x);
 }
 
+/** One unknown field: where it is (segments: keys, list indexes) and the fields its parent message has. */
+export interface UnknownField {
+  readonly path: ReadonlyArray<string | number>;
+  /** The path as the strict decoder names it: `spec.containers[0].imagePullPolicyy`, a map entry as `[key]`. */
+  readonly text: string;
+  /** JSON names of the fields the parent type does have (for "did you mean" hints). */
+  readonly known: readonly string[];
+}
+
 /**
- * Removes the fields of `obj` (a body of message `rootKey`, e.g. `core.Pod`) that the type does
- * not have, in place, and returns their paths (`spec.containers[0].imagePullPolicyy`). The
- * top-level `apiVersion` and `kind` belong to every kind. In a patch (`patch`), keys starting
- * with `$` are strategic-merge-patch directives, not fields. An unknown `rootKey` prunes nothing.
+ * The fields of `obj` (a body of message `rootKey`, e.g. `core.Pod`) that the type does not
+ * have, in document order; with `remove`, they are deleted from `obj` in place. A kind's
+ * `apiVersion` and `kind` belong to it (at the top, and wherever a nested kind inlines TypeMeta).
+ * In a patch (`patch`), keys starting with `$` are strategic-merge-patch directives, not fields.
+ * An unknown `rootKey` finds nothing. Shared by `podsim serve` (fieldValidation) and the
+ * scenario loader, so both refuse the same typos.
  */
-export function pruneUnknownFields(obj: Record<string, unknown>, rootKey: string, patch = false): string[] {
+export function findUnknownFields(obj: Record<string, unknown>, rootKey: string, opts: { patch?: boolean; remove?: boolean } = {}): UnknownField[] {
   if (!PROTO_MESSAGES[rootKey]) return [];
-  const unknown: string[] = [];
-  const walk = (o: Record<string, unknown>, key: string, path: string, top: boolean) => {
+  const unknown: UnknownField[] = [];
+  const walk = (o: Record<string, unknown>, key: string, path: ReadonlyArray<string | number>, text: string, top: boolean) => {
     const f = fields(key);
     const typeMeta = top || inlinesTypeMeta(key);
     for (const k of Object.keys(o)) {
       if (typeMeta && (k === 'apiVersion' || k === 'kind')) continue;
-      if (patch && k.startsWith('$')) continue;
-      const p = path ? `${path}.${k}` : k;
+      if (opts.patch && k.startsWith('$')) continue;
+      const p = [...path, k];
+      const t = text ? `${text}.${k}` : k;
       const ft = f.get(k);
       if (!ft) {
-        unknown.push(p);
-        delete o[k];
+        unknown.push({ path: p, text: t, known: [...f.keys(), ...(typeMeta ? ['apiVersion', 'kind'] : [])] });
+        if (opts.remove) delete o[k];
         continue;
       }
       if (!ft.message) continue;
@@ -78,15 +90,24 @@ export function pruneUnknownFields(obj: Record<string, unknown>, rootKey: string
       const msg = ft.message;
       if (ft.repeated && Array.isArray(v)) {
         v.forEach((e, i) => {
-          if (isObject(e)) walk(e, msg, `${p}[${i}]`, false);
+          if (isObject(e)) walk(e, msg, [...p, i], `${t}[${i}]`, false);
         });
       } else if (ft.map && isObject(v)) {
-        for (const [mk, mv] of Object.entries(v)) if (isObject(mv)) walk(mv, msg, `${p}[${mk}]`, false);
-      } else if (isObject(v)) walk(v, msg, p, false);
+        for (const [mk, mv] of Object.entries(v)) if (isObject(mv)) walk(mv, msg, [...p, mk], `${t}[${mk}]`, false);
+      } else if (isObject(v)) walk(v, msg, p, t, false);
     }
   };
-  walk(obj, rootKey, '', true);
+  walk(obj, rootKey, [], '', true);
   return unknown;
+}
+
+/**
+ * Removes the fields of `obj` that its type does not have, in place (see
+ * {@link findUnknownFields}), and returns their paths as the strict decoder names them
+ * (`spec.containers[0].imagePullPolicyy`; a map entry as `[key]`).
+ */
+export function pruneUnknownFields(obj: Record<string, unknown>, rootKey: string, patch = false): string[] {
+  return findUnknownFields(obj, rootKey, { patch, remove: true }).map((u) => u.text);
 }
 
 /** The PROTO_MESSAGES key of a served kind of `group` (`''` = core). */
