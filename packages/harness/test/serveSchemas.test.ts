@@ -128,3 +128,26 @@ test('a typo in a StatefulSet, Service, Endpoints, EndpointSlice, PVC or Lease m
   const svc = await k.run(['apply', '-f', manifest('svc-ok.json', { apiVersion: 'v1', kind: 'Service', metadata: { name: 'ok' }, spec: { selector: { app: 'web' }, ports: [{ port: 80, targetPort: 8080 }], sessionAffinity: 'ClientIP', sessionAffinityConfig: { clientIP: { timeoutSeconds: 60 } } } })]);
   t.is(svc.code, 0, svc.stderr);
 });
+
+test('/openapi/v2: kubectl explain --output=plaintext-openapiv2 reads the protobuf document; JSON for other clients', async (t) => {
+  const k = client(t);
+  const field = await k.run(['explain', 'pod.spec.terminationGracePeriodSeconds', '--output=plaintext-openapiv2']);
+  t.is(field.code, 0, field.stderr);
+  t.regex(field.stdout, /^KIND:\s+Pod\nVERSION:\s+v1\n\nFIELD:\s+terminationGracePeriodSeconds <integer>\n\nDESCRIPTION:\n\s+Seconds the pod gets to stop gracefully once it is deleted/);
+  const sts = await k.run(['explain', 'sts.spec', '--output=plaintext-openapiv2']);
+  t.is(sts.code, 0, sts.stderr);
+  t.regex(sts.stdout, /KIND:\s+StatefulSet\nVERSION:\s+apps\/v1\n[\s\S]*RESOURCE:\s+spec <Object>[\s\S]*\n {3}volumeClaimTemplates\t<\[\]Object>\n/);
+  const rec = await k.run(['explain', 'lease', '--recursive', '--output=plaintext-openapiv2']);
+  t.is(rec.code, 0, rec.stderr);
+  t.regex(rec.stdout, /\n {6}renewTime\t<string>\n/);
+
+  const res = await fetch(`${server.url}/openapi/v2`);
+  t.is(res.status, 200);
+  t.regex(res.headers.get('content-type') ?? '', /^application\/json/);
+  const doc = (await res.json()) as { swagger: string; definitions: Record<string, { 'x-kubernetes-group-version-kind'?: { group: string; kind: string }[]; properties?: Record<string, { $ref?: string }> }> };
+  t.is(doc.swagger, '2.0');
+  t.deepEqual(doc.definitions['io.k8s.api.apps.v1.StatefulSet']['x-kubernetes-group-version-kind'], [{ group: 'apps', version: 'v1', kind: 'StatefulSet' }]);
+  t.is(doc.definitions['io.k8s.api.apps.v1.StatefulSet'].properties?.spec.$ref, '#/definitions/io.k8s.api.apps.v1.StatefulSetSpec');
+  // The PVC is a kind of the core group: its own definition (with its GVK) wins over the StatefulSet's reference.
+  t.deepEqual(doc.definitions['io.k8s.api.core.v1.PersistentVolumeClaim']['x-kubernetes-group-version-kind']?.map((g) => g.kind), ['PersistentVolumeClaim']);
+});

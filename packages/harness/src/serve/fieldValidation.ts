@@ -9,8 +9,8 @@
  *
  * podsim advertises `fieldValidation` in its OpenAPI v3 (so kubectl ≥ 1.25 validates server-side
  * by default, sending `Strict`) and honours it: a v1.22 cluster refuses the same typo with
- * kubectl's client-side validation against `/openapi/v2` instead (a protobuf document podsim does
- * not serve) — a different message, the same outcome: nothing is created.
+ * kubectl's client-side validation against `/openapi/v2` instead (which podsim serves too,
+ * openapiV2.ts) — a different message, the same outcome: nothing is created.
  */
 import { inlinesTypeMeta, messagePackage, PROTO_MESSAGES } from './protobufSchema.js';
 

@@ -10,6 +10,7 @@ import { parse as parseYaml } from 'yaml';
 import { jsonShapeProblem } from '../jsonShape.js';
 import { PROTOBUF_MEDIA_TYPE, decodeProtobufBody, isProtobufError } from './protobuf.js';
 import { pruneUnknownFields, rootMessage, strictDecodingError, type FieldValidation } from './fieldValidation.js';
+import { OPENAPI_V2_PROTOBUF, wantsOpenApiV2Protobuf } from './openapiV2.js';
 import type { ApiRequest, ApiWatch, DeleteOptions, IncludeObjectPolicy, KubeObject, PatchType, Status, Subresource } from '@podsim/api';
 import {
   AGGREGATED_V2,
@@ -21,6 +22,7 @@ import {
   apiResourceList,
   apiVersions,
   groupVersion,
+  openApiV2,
   openApiV3Doc,
   openApiV3Root,
   servedResource,
@@ -505,6 +507,9 @@ export function route(req: HttpRequestIn, serverAddress: string): Outcome {
       return readOnly(() => json(apiResourceList('')));
     case '/openapi/v3':
       return readOnly(() => json(openApiV3Root()));
+    case '/openapi/v2':
+      // client-go's OpenAPISchema() asks for the gnostic protobuf; a browser or curl gets JSON.
+      return readOnly(() => (wantsOpenApiV2Protobuf(accept) ? { kind: 'reply', status: 200, contentType: OPENAPI_V2_PROTOBUF, body: openApiV2().protobuf } : json(openApiV2().json)));
   }
   // `/apis/<group>` and `/apis/<group>/v1` of every named group SERVED_RESOURCES has.
   const groupPath = /^\/apis\/([^/]+)(\/v1)?$/.exec(path);
