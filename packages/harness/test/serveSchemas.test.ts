@@ -151,3 +151,33 @@ test('/openapi/v2: kubectl explain --output=plaintext-openapiv2 reads the protob
   // The PVC is a kind of the core group: its own definition (with its GVK) wins over the StatefulSet's reference.
   t.deepEqual(doc.definitions['io.k8s.api.core.v1.PersistentVolumeClaim']['x-kubernetes-group-version-kind']?.map((g) => g.kind), ['PersistentVolumeClaim']);
 });
+
+test('managedFields: kubectl create / label record Update entries per manager; an apply conflicts with them; a field an applier drops is removed', async (t) => {
+  const k = client(t);
+  const d = (replicas: number, labels: Record<string, string>) => ({
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'mf', labels },
+    spec: { replicas, selector: { matchLabels: { app: 'mf' } }, template: { metadata: { labels: { app: 'mf' } }, spec: { containers: [{ name: 'c', image: 'nginx:1.21' }] } } },
+  });
+  t.is((await k.run(['create', '-f', manifest('mf.json', d(2, { a: 'b' }))])).code, 0);
+  t.is((await k.run(['label', 'deployment', 'mf', 'x=y'])).code, 0);
+  const managed = async () =>
+    (JSON.parse((await k.run(['get', 'deployment', 'mf', '-o', 'json', '--show-managed-fields'])).stdout) as { metadata: { managedFields: { manager: string; operation: string; apiVersion: string; fieldsV1: Record<string, unknown> }[] } }).metadata.managedFields;
+  const first = await managed();
+  t.deepEqual(first.map((m) => [m.manager, m.operation, m.apiVersion]), [
+    ['kubectl-create', 'Update', 'apps/v1'],
+    ['kubectl-label', 'Update', 'apps/v1'],
+  ]);
+  t.like(first[0].fieldsV1, { 'f:metadata': { 'f:labels': { 'f:a': {} } }, 'f:spec': { 'f:replicas': {} } });
+  t.deepEqual(first[1].fieldsV1, { 'f:metadata': { 'f:labels': { 'f:x': {} } } });
+  // An applier changing a field an Update manager owns conflicts, named as upstream names Update managers.
+  const conflict = await k.run(['apply', '--server-side', '--field-manager=alice', '-f', manifest('mf-3.json', d(3, { a: 'b' }))]);
+  t.is(conflict.code, 1);
+  t.regex(conflict.stderr, /Apply failed with 1 conflict: conflict with "kubectl-create" using apps\/v1: \.spec\.replicas/);
+  // alice applies a label z, then a configuration without it: z goes (nobody else owns it); x (kubectl-label's) stays.
+  t.is((await k.run(['apply', '--server-side', '--field-manager=alice', '-f', manifest('mf-z.json', d(2, { a: 'b', z: 'q' }))])).code, 0);
+  t.is((await k.run(['get', 'deployment', 'mf', '-o', 'jsonpath={.metadata.labels.z}'])).stdout, 'q');
+  t.is((await k.run(['apply', '--server-side', '--field-manager=alice', '-f', manifest('mf-noz.json', d(2, { a: 'b' }))])).code, 0);
+  t.deepEqual(JSON.parse((await k.run(['get', 'deployment', 'mf', '-o', 'jsonpath={.metadata.labels}'])).stdout), { a: 'b', x: 'y' });
+});
