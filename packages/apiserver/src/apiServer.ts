@@ -56,7 +56,7 @@ import {
 } from './errors.js';
 import { deepClone, isPlainObject } from './objects.js';
 import { type PatchKind, MERGE_KEYS, applyPatch, isPatchError } from './patch.js';
-import { applyOwnership } from './fieldManager.js';
+import { applyOwnership, droppedByApply, removeFields, updateOwnership } from './fieldManager.js';
 import { toTable } from './printers.js';
 import { createBinding } from './registry/podBinding.js';
 import { createEviction } from './registry/podEviction.js';
@@ -542,6 +542,8 @@ export class ApiServer {
     const adm = this.admitNamespace(e, rctx, obj);
     if (adm) return fail(adm);
     if (req.resource === 'pods') admitPodCreate(obj as Pod);
+    // fieldmanager Update: a create names its manager's fields (fieldManager.ts).
+    if (req.fieldManager) obj.metadata.managedFields = updateOwnership(undefined, obj, req.fieldManager, e.store.opts.apiVersion, rctx.clock.format(rctx.now), MERGE_KEYS) as NonNullable<KubeObject['metadata']['managedFields']>;
     const out = e.store.create(rctx, obj, req.dryRun, true);
     return isStatus(out) ? fail(out) : result(201, out);
   }
@@ -588,7 +590,12 @@ export class ApiServer {
     // defaultUpdatedObjectInfo.Preconditions: the body's UID is a storage precondition.
     const uid = obj.metadata.uid;
     // The update function runs once (storage calls are synchronous), so it may hand over `obj`.
-    const res = store.update(rctx, req.name, { preconditions: uid ? { uid } : undefined, updatedObject: () => obj }, req.dryRun);
+    const manager = req.subresource ? undefined : req.fieldManager;
+    const updatedObject = (existing: KubeObject) => {
+      if (manager) obj.metadata.managedFields = updateOwnership(existing, obj, manager, e.store.opts.apiVersion, rctx.clock.format(rctx.now), MERGE_KEYS) as NonNullable<KubeObject['metadata']['managedFields']>;
+      return obj;
+    };
+    const res = store.update(rctx, req.name, { preconditions: uid ? { uid } : undefined, updatedObject }, req.dryRun);
     if (isStatus(res)) return fail(res);
     return result(res.created ? 201 : 200, res.object);
   }
@@ -620,7 +627,11 @@ export class ApiServer {
     // ValidatePatchOptions: kubectl defaults it to "kubectl"; other clients must set it.
     if (kind === 'apply' && !manager) return fail(newInvalid({ group: 'meta.k8s.io', kind: 'PatchOptions' }, '', [field.required('fieldManager', 'is required for apply patch')]));
     const own = (live: KubeObject | undefined, obj: KubeObject): Status | undefined => {
-      if (kind !== 'apply' || req.subresource) return undefined;
+      if (req.subresource) return undefined;
+      if (kind !== 'apply') {
+        if (manager && live) obj.metadata.managedFields = updateOwnership(live, obj, manager, e.store.opts.apiVersion, rctx.clock.format(rctx.now), MERGE_KEYS) as NonNullable<KubeObject['metadata']['managedFields']>;
+        return undefined;
+      }
       const mf = applyOwnership(live, req.patch, manager!, req.force ?? false, e.store.opts.apiVersion, rctx.clock.format(rctx.now), MERGE_KEYS);
       if (isStatus(mf)) return mf;
       obj.metadata.managedFields = mf as NonNullable<KubeObject['metadata']['managedFields']>;
@@ -652,6 +663,8 @@ export class ApiServer {
           // patcher.applyPatch: make sure we actually have a persisted currentObject.
           if (!existing.metadata.uid) return newNotFound(e.store.opts.resource, req.name);
           const patched = this.applyPatchTo(kind, existing, req.patch, req.name, rctx);
+          // Fields this applier set before and no longer applies, owned by no one else, go (Updater.prune).
+          if (kind === 'apply' && !req.subresource && !isStatus(patched)) removeFields(patched, droppedByApply(existing, req.patch, manager!, MERGE_KEYS));
           const decoded = isStatus(patched) ? patched : this.decode(e, patched, 'patch', req.name);
           if (isStatus(decoded)) return decoded;
           // Mutating admission on UPDATE: DefaultTolerationSeconds (pods proper, not subresources).

@@ -6,11 +6,14 @@
  * different value fails with 409 `Apply failed with 1 conflict: conflict with "alice":
  * .spec.replicas` unless `force` (which takes the field over).
  *
- * Simplified: only `Apply` operations are tracked (writes without apply, e.g. the controllers' or
- * `kubectl scale`, record no `Update` entry and take nothing over), the applied configuration is
- * merged by strategic merge patch (fields a manager stops applying are not removed), and the
- * field set is taken from the JSON, not from the schema (atomic lists and maps as upstream for
- * the merge-keyed lists of patch.ts; every other list is atomic).
+ * Writes that are not applies record `operation: Update` entries ({@link updateOwnership}) when
+ * the request names a manager (`podsim serve` always does: `?fieldManager=` or the user agent);
+ * the simulated components' own requests name none, so their writes record nothing (and traces
+ * stay as they were). A field a manager stops applying is removed when no other manager owns it
+ * ({@link droppedByApply}). Simplified: the applied configuration is merged by strategic merge
+ * patch, and the field set is taken from the JSON, not from the schema (atomic lists and maps as
+ * upstream for the merge-keyed lists of patch.ts; every other list is atomic); subresource writes
+ * (`status`, `scale`) record nothing.
  */
 import type { KubeObject, Status } from '@podsim/api';
 import { isPlainObject } from './objects.js';
@@ -114,6 +117,15 @@ export interface ManagedFieldsEntry {
 }
 
 /**
+ * How a conflict names a manager (fieldmanager `printManager`): `"alice"` for an applier,
+ * `"kubectl-edit" using apps/v1` for an Update manager (the identifier carries no time).
+ */
+function printManager(e: ManagedFieldsEntry): string {
+  const m = JSON.stringify(e.manager ?? '');
+  return e.operation === 'Update' ? `${m} using ${e.apiVersion ?? ''}` : m;
+}
+
+/**
  * The apply of `applied` by `manager` onto `live` (undefined for a create): the new
  * `managedFields` of the object, or a 409 Conflict Status. `qualified` names the object for the
  * Status (`deployments.apps "web"`).
@@ -133,7 +145,6 @@ export function applyOwnership(
   const conflicts: Array<{ manager: string; field: string }> = [];
   const taken = new Map<ManagedFieldsEntry, Set<string>>();
   for (const e of entries) {
-    if (e.operation !== 'Apply') continue;
     const owned = new Set(fromFieldsV1(e.fieldsV1));
     for (const l of mine) {
       const p = pathString(l.path);
@@ -143,13 +154,13 @@ export function applyOwnership(
       if (force) {
         if (!taken.has(e)) taken.set(e, new Set());
         taken.get(e)!.add(p);
-      } else conflicts.push({ manager: e.manager ?? '', field: p });
+      } else conflicts.push({ manager: printManager(e), field: p });
     }
   }
   if (conflicts.length > 0) {
     const byManager = new Map<string, string[]>();
     for (const c of conflicts) byManager.set(c.manager, [...(byManager.get(c.manager) ?? []), c.field]);
-    const parts = [...byManager].map(([m, fs]) => (fs.length === 1 ? `conflict with ${JSON.stringify(m)}: ${fs[0]}` : `conflicts with ${JSON.stringify(m)}:\n${fs.map((f) => `- ${f}`).join('\n')}`));
+    const parts = [...byManager].map(([m, fs]) => (fs.length === 1 ? `conflict with ${m}: ${fs[0]}` : `conflicts with ${m}:\n${fs.map((f) => `- ${f}`).join('\n')}`));
     const n = conflicts.length;
     return {
       kind: 'Status',
@@ -158,7 +169,7 @@ export function applyOwnership(
       status: 'Failure',
       message: `Apply failed with ${n} conflict${n === 1 ? '' : 's'}: ${parts.join('\n')}`,
       reason: 'Conflict',
-      details: { causes: conflicts.map((c) => ({ reason: 'FieldManagerConflict', message: `conflict with ${JSON.stringify(c.manager)}`, field: c.field })) },
+      details: { causes: conflicts.map((c) => ({ reason: 'FieldManagerConflict', message: `conflict with ${c.manager}`, field: c.field })) },
       code: 409,
     } as Status;
   }
@@ -177,4 +188,91 @@ export function applyOwnership(
   }
   out.push({ manager, operation: 'Apply', apiVersion, time, fieldsType: 'FieldsV1', fieldsV1: toFieldsV1(mine.map((l) => l.path)) });
   return out;
+}
+
+/** `.spec.replicas`-style paths of leaves, keyed, with their segments. */
+function leafMap(obj: unknown, mergeKeys: Readonly<Record<string, string>>): Map<string, Leaf> {
+  return new Map(leaves(obj, mergeKeys).map((l) => [pathString(l.path), l] as const));
+}
+
+/**
+ * A write that is not an apply (create, update, a json / merge / strategic patch) by `manager`
+ * (`?fieldManager=`, else the user agent's prefix: `managerOrUserAgent`), as the fieldmanager's
+ * `Update` records it (k8s.io/apiserver v0.22.8 `fieldmanager.FieldManager.Update`,
+ * structured-merge-diff `Updater.update`): the fields the write adds or changes join the
+ * manager's `operation: Update` entry and leave every other manager's (an update takes fields
+ * over without conflicts); fields the write removes leave every entry. An entry left with no
+ * field is dropped. Returns the new `managedFields` of `updated` (`live` undefined for a create,
+ * where every field is the manager's).
+ */
+export function updateOwnership(
+  live: KubeObject | undefined,
+  updated: KubeObject,
+  manager: string,
+  apiVersion: string,
+  time: string,
+  mergeKeys: Readonly<Record<string, string>>,
+): ManagedFieldsEntry[] {
+  const before = live ? leafMap(live, mergeKeys) : new Map<string, Leaf>();
+  const after = leafMap(updated, mergeKeys);
+  const changed = new Set([...after].filter(([p, l]) => before.get(p)?.value !== l.value).map(([p]) => p));
+  const removed = new Set([...before.keys()].filter((p) => !after.has(p)));
+  const entries = (live?.metadata.managedFields ?? []) as ManagedFieldsEntry[];
+  const out: ManagedFieldsEntry[] = [];
+  let mine: Set<string> = new Set();
+  for (const e of entries) {
+    const owned = fromFieldsV1(e.fieldsV1).filter((p) => !removed.has(p));
+    if (e.manager === manager && e.operation === 'Update' && e.apiVersion === apiVersion) {
+      mine = new Set(owned);
+      continue;
+    }
+    const keep = owned.filter((p) => !changed.has(p));
+    if (keep.length === owned.length && owned.length === fromFieldsV1(e.fieldsV1).length) out.push(e);
+    else if (keep.length > 0) out.push({ ...e, fieldsV1: toFieldsV1(keep.map((p) => (after.get(p) ?? before.get(p))!.path)) });
+  }
+  for (const p of changed) mine.add(p);
+  const paths = [...mine].map((p) => (after.get(p) ?? before.get(p))?.path).filter((p): p is Segment[] => p !== undefined);
+  if (paths.length > 0) out.push({ manager, operation: 'Update', apiVersion, time, fieldsType: 'FieldsV1', fieldsV1: toFieldsV1(paths) });
+  return out;
+}
+
+/**
+ * The fields `manager`'s previous apply set that `applied` (its new configuration) no longer
+ * sets and that no other manager owns: structured-merge-diff removes them from the object on
+ * apply (`Updater.prune`). Each as its segments (for {@link removeFields}).
+ */
+export function droppedByApply(live: KubeObject, applied: unknown, manager: string, mergeKeys: Readonly<Record<string, string>>): (readonly Segment[])[] {
+  const entries = (live.metadata.managedFields ?? []) as ManagedFieldsEntry[];
+  const prev = entries.find((e) => e.manager === manager && e.operation === 'Apply');
+  if (!prev) return [];
+  const now = new Set(leaves(applied, mergeKeys).map((l) => pathString(l.path)));
+  const others = new Set(entries.filter((e) => e !== prev).flatMap((e) => fromFieldsV1(e.fieldsV1)));
+  const current = leafMap(live, mergeKeys);
+  return fromFieldsV1(prev.fieldsV1)
+    .filter((p) => !now.has(p) && !others.has(p))
+    .map((p) => current.get(p)?.path)
+    .filter((p): p is Segment[] => p !== undefined);
+}
+
+/** Deletes the fields at `paths` from `obj` in place (a list item by its merge key; a whole item when the path ends at it). */
+export function removeFields(obj: unknown, paths: readonly (readonly Segment[])[]): void {
+  for (const path of paths) {
+    let cur: unknown = obj;
+    for (let i = 0; i < path.length; i++) {
+      const s = path[i];
+      const last = i === path.length - 1;
+      if ('f' in s) {
+        if (!isPlainObject(cur)) break;
+        if (last) delete cur[s.f];
+        else cur = cur[s.f];
+      } else {
+        if (!Array.isArray(cur)) break;
+        const [k, v] = Object.entries(s.k)[0];
+        const idx = cur.findIndex((e) => isPlainObject(e) && e[k] === v);
+        if (idx < 0) break;
+        if (last) cur.splice(idx, 1);
+        else cur = cur[idx];
+      }
+    }
+  }
 }

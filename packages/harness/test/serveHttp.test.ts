@@ -55,14 +55,19 @@ test('discovery is aggregated v2 only when Accept asks for it, with that exact C
   t.true(names.includes('deployments/scale'));
 });
 
-test('openapi v3 stub has a PATCH with fieldValidation per kind; openapi v2 is 404', (t) => {
+test('openapi v3 stub has a PATCH with fieldValidation per kind; openapi v2 is JSON, or gnostic protobuf when asked', (t) => {
   const doc = go(req('GET', '/openapi/v3/apis/apps/v1')) as Extract<Outcome, { kind: 'reply' }>;
   const op = (doc.body as { paths: Record<string, { patch: { parameters: { name: string }[]; 'x-kubernetes-group-version-kind': { kind: string } } }> }).paths[
     '/apis/apps/v1/namespaces/{namespace}/deployments/{name}'
   ].patch;
   t.is(op['x-kubernetes-group-version-kind'].kind, 'Deployment');
   t.true(op.parameters.some((p) => p.name === 'fieldValidation'));
-  t.is(statusOf(go(req('GET', '/openapi/v2?timeout=32s'))).code, 404);
+  const v2 = go(req('GET', '/openapi/v2?timeout=32s')) as Extract<Outcome, { kind: 'reply' }>;
+  t.is(v2.status, 200);
+  t.is((v2.body as { swagger: string }).swagger, '2.0');
+  const pb = go(req('GET', '/openapi/v2?timeout=32s', { Accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf' })) as Extract<Outcome, { kind: 'reply' }>;
+  t.is(pb.contentType, 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf');
+  t.true(pb.body instanceof Uint8Array);
 });
 
 test('kubectl get pods: a Table list with every column (wide) — kubectl hides priority-1 columns itself', (t) => {

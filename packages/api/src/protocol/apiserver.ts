@@ -77,6 +77,8 @@ export interface ApiCreate extends Target {
   readonly name?: string;
   readonly subresource?: Subresource;
   readonly dryRun?: boolean;
+  /** The manager of an `operation: Update` managedFields entry (`?fieldManager=` or the user agent's prefix); none: no entry. */
+  readonly fieldManager?: string;
 }
 
 /** PUT: full replacement; `metadata.resourceVersion`, when set, is a precondition (409 on mismatch). */
@@ -86,6 +88,8 @@ export interface ApiUpdate extends Target {
   readonly object: KubeObject;
   readonly subresource?: Subresource;
   readonly dryRun?: boolean;
+  /** As ApiCreate's. */
+  readonly fieldManager?: string;
 }
 
 /** PATCH. `patch` is the decoded patch document (an object for merge/strategic/apply, an array for json). */

@@ -25,6 +25,7 @@ import {
 } from './schema.js';
 import { ScenarioError, SourceDoc, decodeUtf8, parseYamlStream, type Path, type ScenarioIssue } from './source.js';
 import { loadScheduledFaults } from './scheduled.js';
+import { findUnknownFields, rootMessage } from '../serve/fieldValidation.js';
 
 /** A Kubernetes object from the scenario, with where it was written. */
 export interface LoadedManifest {
@@ -312,6 +313,13 @@ function validateManifest(value: unknown, src: SourceDoc, path: Path, issues: Sc
   const r = zManifests[kind as ManifestKind].safeParse(value);
   if (!r.success) issues.push(...zodIssues(src, path, r.error, prefix));
   else if (meta.name === undefined && meta.generateName === undefined) issues.push(src.issue([...path, 'metadata'], 'missing required field "name" (or generateName)', { prefix }));
+  // Fields the kind does not have (`replcas:`): refused, as kubectl's Strict field validation
+  // refuses them on a cluster, against the same type table `podsim serve` uses.
+  const group = typeof value.apiVersion === 'string' && value.apiVersion.includes('/') ? value.apiVersion.slice(0, value.apiVersion.indexOf('/')) : '';
+  for (const u of findUnknownFields(value, rootMessage(group, kind))) {
+    const key = String(u.path[u.path.length - 1]);
+    issues.push(src.issue([...path, ...u.path.slice(0, -1)], `unknown field ${JSON.stringify(u.text)}${didYouMean(key, u.known)}`, { key, prefix }));
+  }
   // Behaviour annotations live where the kubelet reads them: on the pod (or the pod template).
   const annPath: Path = kind === 'Pod' ? ['metadata', 'annotations'] : ['Deployment', 'ReplicaSet', 'Job', 'DaemonSet', 'StatefulSet'].includes(kind) ? ['spec', 'template', 'metadata', 'annotations'] : [];
   if (annPath.length > 0) {

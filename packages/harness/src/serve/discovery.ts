@@ -6,6 +6,7 @@
  * shapes and required fields are those of shared/spec/kubectl-rest.md §1, §2, §7.1.
  */
 import { componentSchemas } from './openapi.js';
+import { encodeOpenApiV2, openApiV2Doc } from './openapiV2.js';
 import type { ResourceName, Subresource } from '@podsim/api';
 
 /** One served resource, as discovery describes it. */
@@ -402,4 +403,18 @@ export function openApiV3Doc(path: string): unknown {
   // The kinds' schemas (openapi.ts), so kubectl explain finds them by x-kubernetes-group-version-kind.
   const components = { schemas: componentSchemas(group, [...new Set(groupResources(group).map((r) => r.kind))]) };
   return { openapi: '3.0.0', info: { title: 'Kubernetes (podsim)', version: VERSION_INFO.gitVersion }, paths, components };
+}
+
+let openApiV2Cache: { json: Record<string, unknown>; protobuf: Uint8Array } | undefined;
+
+/** `GET /openapi/v2` (openapiV2.ts): the Swagger 2.0 document of every served kind, as JSON and as gnostic protobuf; built once. */
+export function openApiV2(): { json: Record<string, unknown>; protobuf: Uint8Array } {
+  if (!openApiV2Cache) {
+    const json = openApiV2Doc(
+      servedGroups().map((group) => ({ group, kinds: [...new Set(groupResources(group).map((r) => r.kind))] })),
+      VERSION_INFO.gitVersion,
+    );
+    openApiV2Cache = { json, protobuf: encodeOpenApiV2(json) };
+  }
+  return openApiV2Cache;
 }

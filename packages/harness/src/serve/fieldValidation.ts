@@ -9,10 +9,10 @@
  *
  * podsim advertises `fieldValidation` in its OpenAPI v3 (so kubectl ≥ 1.25 validates server-side
  * by default, sending `Strict`) and honours it: a v1.22 cluster refuses the same typo with
- * kubectl's client-side validation against `/openapi/v2` instead (a protobuf document podsim does
- * not serve) — a different message, the same outcome: nothing is created.
+ * kubectl's client-side validation against `/openapi/v2` instead (which podsim serves too,
+ * openapiV2.ts) — a different message, the same outcome: nothing is created.
  */
-import { PROTO_MESSAGES } from './protobufSchema.js';
+import { inlinesTypeMeta, messagePackage, PROTO_MESSAGES } from './protobufSchema.js';
 
 /** `metav1.FieldValidation*`. */
 export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
@@ -51,25 +51,38 @@ function isObject(x: unknown): x is Record<string, unknown> {
   return x !== null && typeof x === 'object' && !Array.isArray(x);
 }
 
+/** One unknown field: where it is (segments: keys, list indexes) and the fields its parent message has. */
+export interface UnknownField {
+  readonly path: ReadonlyArray<string | number>;
+  /** The path as the strict decoder names it: `spec.containers[0].imagePullPolicyy`, a map entry as `[key]`. */
+  readonly text: string;
+  /** JSON names of the fields the parent type does have (for "did you mean" hints). */
+  readonly known: readonly string[];
+}
+
 /**
- * Removes the fields of `obj` (a body of message `rootKey`, e.g. `core.Pod`) that the type does
- * not have, in place, and returns their paths (`spec.containers[0].imagePullPolicyy`). The
- * top-level `apiVersion` and `kind` belong to every kind. In a patch (`patch`), keys starting
- * with `$` are strategic-merge-patch directives, not fields. An unknown `rootKey` prunes nothing.
+ * The fields of `obj` (a body of message `rootKey`, e.g. `core.Pod`) that the type does not
+ * have, in document order; with `remove`, they are deleted from `obj` in place. A kind's
+ * `apiVersion` and `kind` belong to it (at the top, and wherever a nested kind inlines TypeMeta).
+ * In a patch (`patch`), keys starting with `$` are strategic-merge-patch directives, not fields.
+ * An unknown `rootKey` finds nothing. Shared by `podsim serve` (fieldValidation) and the
+ * scenario loader, so both refuse the same typos.
  */
-export function pruneUnknownFields(obj: Record<string, unknown>, rootKey: string, patch = false): string[] {
+export function findUnknownFields(obj: Record<string, unknown>, rootKey: string, opts: { patch?: boolean; remove?: boolean } = {}): UnknownField[] {
   if (!PROTO_MESSAGES[rootKey]) return [];
-  const unknown: string[] = [];
-  const walk = (o: Record<string, unknown>, key: string, path: string, top: boolean) => {
+  const unknown: UnknownField[] = [];
+  const walk = (o: Record<string, unknown>, key: string, path: ReadonlyArray<string | number>, text: string, top: boolean) => {
     const f = fields(key);
+    const typeMeta = top || inlinesTypeMeta(key);
     for (const k of Object.keys(o)) {
-      if (top && (k === 'apiVersion' || k === 'kind')) continue;
-      if (patch && k.startsWith('$')) continue;
-      const p = path ? `${path}.${k}` : k;
+      if (typeMeta && (k === 'apiVersion' || k === 'kind')) continue;
+      if (opts.patch && k.startsWith('$')) continue;
+      const p = [...path, k];
+      const t = text ? `${text}.${k}` : k;
       const ft = f.get(k);
       if (!ft) {
-        unknown.push(p);
-        delete o[k];
+        unknown.push({ path: p, text: t, known: [...f.keys(), ...(typeMeta ? ['apiVersion', 'kind'] : [])] });
+        if (opts.remove) delete o[k];
         continue;
       }
       if (!ft.message) continue;
@@ -77,20 +90,29 @@ export function pruneUnknownFields(obj: Record<string, unknown>, rootKey: string
       const msg = ft.message;
       if (ft.repeated && Array.isArray(v)) {
         v.forEach((e, i) => {
-          if (isObject(e)) walk(e, msg, `${p}[${i}]`, false);
+          if (isObject(e)) walk(e, msg, [...p, i], `${t}[${i}]`, false);
         });
       } else if (ft.map && isObject(v)) {
-        for (const [mk, mv] of Object.entries(v)) if (isObject(mv)) walk(mv, msg, `${p}[${mk}]`, false);
-      } else if (isObject(v)) walk(v, msg, p, false);
+        for (const [mk, mv] of Object.entries(v)) if (isObject(mv)) walk(mv, msg, [...p, mk], `${t}[${mk}]`, false);
+      } else if (isObject(v)) walk(v, msg, p, t, false);
     }
   };
-  walk(obj, rootKey, '', true);
+  walk(obj, rootKey, [], '', true);
   return unknown;
+}
+
+/**
+ * Removes the fields of `obj` that its type does not have, in place (see
+ * {@link findUnknownFields}), and returns their paths as the strict decoder names them
+ * (`spec.containers[0].imagePullPolicyy`; a map entry as `[key]`).
+ */
+export function pruneUnknownFields(obj: Record<string, unknown>, rootKey: string, patch = false): string[] {
+  return findUnknownFields(obj, rootKey, { patch, remove: true }).map((u) => u.text);
 }
 
 /** The PROTO_MESSAGES key of a served kind of `group` (`''` = core). */
 export function rootMessage(group: string, kind: string): string {
-  return `${group === '' ? 'core' : group}.${kind}`;
+  return `${messagePackage(group)}.${kind}`;
 }
 
 /** `strict decoding error: unknown field "a", unknown field "b"` (sigs.k8s.io/json's strict errors joined). */

@@ -10,6 +10,7 @@ import { parse as parseYaml } from 'yaml';
 import { jsonShapeProblem } from '../jsonShape.js';
 import { PROTOBUF_MEDIA_TYPE, decodeProtobufBody, isProtobufError } from './protobuf.js';
 import { pruneUnknownFields, rootMessage, strictDecodingError, type FieldValidation } from './fieldValidation.js';
+import { OPENAPI_V2_PROTOBUF, wantsOpenApiV2Protobuf } from './openapiV2.js';
 import type { ApiRequest, ApiWatch, DeleteOptions, IncludeObjectPolicy, KubeObject, PatchType, Status, Subresource } from '@podsim/api';
 import {
   AGGREGATED_V2,
@@ -21,6 +22,7 @@ import {
   apiResourceList,
   apiVersions,
   groupVersion,
+  openApiV2,
   openApiV3Doc,
   openApiV3Root,
   servedResource,
@@ -423,6 +425,18 @@ function validateFields(body: Record<string, unknown>, served: ServedResource, g
   return badRequest(patch ? strictDecodingError(unknown) : `${served.kind} in version ${JSON.stringify(version)} cannot be handled as a ${served.kind}: ${strictDecodingError(unknown)}`);
 }
 
+/**
+ * The manager of a write that is not an apply (fieldmanager `managerOrUserAgent`): `?fieldManager=`,
+ * else the User-Agent up to its first `/` (`kubectl/v1.32.4 (linux/amd64) …` → `kubectl`).
+ */
+function updateManager(q: URLSearchParams, headers: HttpRequestIn['headers']): { fieldManager?: string } {
+  const fm = q.get('fieldManager');
+  if (fm) return { fieldManager: fm };
+  const ua = header(headers, 'user-agent');
+  const prefix = ua.split('/')[0];
+  return prefix ? { fieldManager: prefix } : {};
+}
+
 // ---- routing ------------------------------------------------------------------------------------
 
 /** A parsed resource path: `/api/v1/...` or `/apis/<group>/v1/...`. */
@@ -505,6 +519,9 @@ export function route(req: HttpRequestIn, serverAddress: string): Outcome {
       return readOnly(() => json(apiResourceList('')));
     case '/openapi/v3':
       return readOnly(() => json(openApiV3Root()));
+    case '/openapi/v2':
+      // client-go's OpenAPISchema() asks for the gnostic protobuf; a browser or curl gets JSON.
+      return readOnly(() => (wantsOpenApiV2Protobuf(accept) ? { kind: 'reply', status: 200, contentType: OPENAPI_V2_PROTOBUF, body: openApiV2().protobuf } : json(openApiV2().json)));
   }
   // `/apis/<group>` and `/apis/<group>/v1` of every named group SERVED_RESOURCES has.
   const groupPath = /^\/apis\/([^/]+)(\/v1)?$/.exec(path);
@@ -598,7 +615,7 @@ function resourceOutcome(req: HttpRequestIn, method: string, q: URLSearchParams,
         if (served.namespaced && ns !== undefined && ns !== '' && ns !== rp.namespace) {
           return fail(badRequest(`the namespace of the provided object (${ns}) does not match the namespace sent on the request (${rp.namespace ?? ''})`));
         }
-        return api({ type: 'ApiCreate', ...target, object: b.object, ...dryOpt }, fw);
+        return api({ type: 'ApiCreate', ...target, object: b.object, ...dryOpt, ...updateManager(q, req.headers) }, fw);
       }
       case 'DELETE':
         return fail(methodNotAllowed(method, `${what}: deletecollection is not served by podsim; delete objects one by one (kubectl delete --all does)`));
@@ -627,7 +644,7 @@ function resourceOutcome(req: HttpRequestIn, method: string, q: URLSearchParams,
         const bad = checkEviction(b.object);
         if (bad) return fail(bad);
       }
-      return api({ type: 'ApiCreate', ...target, name, subresource, object: b.object, ...dryOpt });
+      return api({ type: 'ApiCreate', ...target, name, subresource, object: b.object, ...dryOpt, ...updateManager(q, req.headers) });
     }
     case 'PUT': {
       if (CREATE_ONLY.has(subresource)) return fail(methodNotAllowed(method, `${what}/${subresource}`));
@@ -645,7 +662,7 @@ function resourceOutcome(req: HttpRequestIn, method: string, q: URLSearchParams,
         if (!Array.isArray(r)) return fail(r);
         fw = r;
       }
-      return api({ type: 'ApiUpdate', ...target, name, ...sub, object: b.object, ...dryOpt }, fw);
+      return api({ type: 'ApiUpdate', ...target, name, ...sub, object: b.object, ...dryOpt, ...updateManager(q, req.headers) }, fw);
     }
     case 'PATCH': {
       if (CREATE_ONLY.has(subresource)) return fail(methodNotAllowed(method, `${what}/${subresource}`));
@@ -677,7 +694,7 @@ function resourceOutcome(req: HttpRequestIn, method: string, q: URLSearchParams,
         ...sub,
         patchType,
         patch: d.value,
-        ...(fm ? { fieldManager: fm } : {}),
+        ...(patchType === 'apply' ? (fm ? { fieldManager: fm } : {}) : updateManager(q, req.headers)),
         ...(flag(q, 'force') ? { force: true } : {}),
         ...dryOpt,
       }, fw);

@@ -12,7 +12,7 @@
  * PROTO_MESSAGES (a kind without one still gets apiVersion / kind / metadata), so a new kind is
  * its entry in discovery.ts `SERVED_RESOURCES` plus its messages in protobufSchema.ts.
  */
-import { PROTO_MESSAGES } from './protobufSchema.js';
+import { inlinesTypeMeta, messagePackage, PROTO_MESSAGES } from './protobufSchema.js';
 
 type Schema = Record<string, unknown>;
 
@@ -28,6 +28,7 @@ const NAMED_SCALARS: Readonly<Record<string, { name: string; schema: Schema }>> 
     name: 'io.k8s.apimachinery.pkg.util.intstr.IntOrString',
     schema: { type: 'string', format: 'int-or-string', description: 'An integer or a string (for example a number of pods or a percentage).' },
   },
+  RawExtension: { name: 'io.k8s.apimachinery.pkg.runtime.RawExtension', schema: { type: 'object', description: 'Any JSON object, kept as it was written (a ControllerRevision\'s data).' } },
   FieldsV1: { name: 'io.k8s.apimachinery.pkg.apis.meta.v1.FieldsV1', schema: { type: 'object', description: 'The set of fields a manager owns, in the FieldsV1 JSON format.' } },
 };
 
@@ -84,6 +85,25 @@ export const DESCRIPTIONS: Readonly<Record<string, string>> = {
   'core.Namespace': 'Namespace is a scope for names; deleting one deletes everything in it.',
   'core.Event': 'Event is a report of something that happened to an object, for humans.',
   'core.Event.count': 'How many times this event happened (repeats are folded into one Event).',
+  'apps.StatefulSet': 'StatefulSet runs pods with stable names (<name>-<ordinal>) and storage, created, updated and deleted in ordinal order.',
+  'apps.StatefulSetSpec': 'StatefulSetSpec is what the user wants a StatefulSet to run: how many pods, of which template, with which claims, rolled out how.',
+  'apps.StatefulSetSpec.replicas': 'The number of pods wanted, named <name>-0 … <name>-(replicas-1). Defaults to 1.',
+  'apps.StatefulSetSpec.serviceName': 'The headless Service that gives the pods their network identity (<pod>.<serviceName>).',
+  'apps.StatefulSetSpec.podManagementPolicy': 'OrderedReady (default): one pod at a time, each Ready before the next; Parallel: all at once.',
+  'apps.StatefulSetSpec.volumeClaimTemplates': 'Claims made for each pod (<template>-<pod>); they outlive the pods in 1.22.',
+  'apps.StatefulSetSpec.updateStrategy': 'How a changed template replaces the pods: RollingUpdate (default, highest ordinal first) or OnDelete.',
+  'apps.ControllerRevision': 'ControllerRevision is an immutable snapshot of a workload\'s pod template, numbered by revision.',
+  'core.PersistentVolumeClaim': 'PersistentVolumeClaim is a request for storage by a user.',
+  'core.Service': 'Service is a stable virtual IP and DNS name for the ready pods its selector matches.',
+  'core.ServiceSpec': 'ServiceSpec is what the user wants a Service to be: its ports, the pods it selects, its type.',
+  'core.ServiceSpec.selector': 'Labels of the pods this Service sends traffic to; without one the Service has no managed endpoints.',
+  'core.ServiceSpec.ports': 'The ports the Service exposes and the target port on the pods for each.',
+  'core.ServiceSpec.clusterIP': 'The virtual IP of the Service, allocated when empty; None makes it headless.',
+  'core.ServiceSpec.type': 'ClusterIP (default), NodePort, LoadBalancer or ExternalName.',
+  'core.Endpoints': 'Endpoints is the set of addresses of the pods behind a Service, kept by the endpoints controller.',
+  'discovery.EndpointSlice': 'EndpointSlice is a subset of the endpoints of a Service, kept by the EndpointSlice controller.',
+  'coordination.Lease': 'Lease is a lock with a holder and a renew time; a kubelet renews its node\'s Lease as its heartbeat.',
+  'coordination.LeaseSpec.renewTime': 'When the holder last renewed the lease.',
   'policy.PodDisruptionBudget': 'PodDisruptionBudget limits how many pods of a set voluntary disruptions (evictions) may take down at once.',
 };
 
@@ -136,7 +156,7 @@ function addMessage(key: string, out: Map<string, Schema>, gvk?: { group: string
         properties[field] = desc ? { ...s, description: desc } : s;
       }
     };
-    if (first && gvk) {
+    if ((first && gvk) || inlinesTypeMeta(k)) {
       properties.apiVersion = { type: 'string', description: 'The versioned schema of this representation of the object (group/version).' };
       properties.kind = { type: 'string', description: 'The REST kind of this object, in CamelCase.' };
     }
@@ -156,7 +176,7 @@ function addMessage(key: string, out: Map<string, Schema>, gvk?: { group: string
  */
 export function componentSchemas(group: string, kinds: readonly string[]): Record<string, Schema> {
   const out = new Map<string, Schema>();
-  const pkg = group === '' ? 'core' : group;
+  const pkg = messagePackage(group);
   for (const kind of kinds) {
     const key = `${pkg}.${kind}`;
     const gvk = { group, version: 'v1', kind };

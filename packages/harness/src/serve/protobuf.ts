@@ -17,7 +17,7 @@
  * answers 400 naming the message and field number otherwise, so no data is silently dropped.
  */
 import { BinaryReader, WireType } from '@bufbuild/protobuf/wire';
-import { PROTO_MESSAGES } from './protobufSchema.js';
+import { messagePackage, PROTO_MESSAGES } from './protobufSchema.js';
 
 /** The media type (request Content-Type) of protobuf bodies. */
 export const PROTOBUF_MEDIA_TYPE = 'application/vnd.kubernetes.protobuf';
@@ -44,8 +44,8 @@ export function isProtobufError(x: unknown): x is ProtobufError {
 
 // ---- schema ---------------------------------------------------------------------------------------
 
-type Scalar = 'string' | 'bool' | 'int32' | 'int64' | 'Time' | 'MicroTime' | 'Quantity' | 'IntOrString' | 'FieldsV1';
-const SCALARS = new Set<string>(['string', 'bool', 'int32', 'int64', 'Time', 'MicroTime', 'Quantity', 'IntOrString', 'FieldsV1']);
+type Scalar = 'string' | 'bool' | 'int32' | 'int64' | 'Time' | 'MicroTime' | 'Quantity' | 'IntOrString' | 'FieldsV1' | 'RawExtension';
+const SCALARS = new Set<string>(['string', 'bool', 'int32', 'int64', 'Time', 'MicroTime', 'Quantity', 'IntOrString', 'FieldsV1', 'RawExtension']);
 
 interface FieldSpec {
   /** JSON name; undefined for an inlined embedded struct. */
@@ -100,15 +100,15 @@ export function messageForKind(apiVersion: string, kind: string): string | undef
   if (kind === 'DeleteOptions') return 'meta.DeleteOptions';
   const group = apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '';
   const version = apiVersion.slice(apiVersion.indexOf('/') + 1);
-  const pkg = group === '' ? 'core' : group;
+  const pkg = messagePackage(group);
   if (group === 'policy' ? version !== 'v1' && version !== 'v1beta1' : version !== 'v1') return undefined;
-  if (!['core', 'apps', 'autoscaling', 'policy', 'batch'].includes(pkg)) return undefined;
+  if (!['core', 'apps', 'autoscaling', 'policy', 'batch', 'discovery.k8s.io', 'coordination.k8s.io'].includes(group === '' ? 'core' : group)) return undefined;
   const key = `${pkg}.${kind}`;
   return PROTO_MESSAGES[key] && ROOTS.has(key) ? key : undefined;
 }
 
 /** Top-level kinds (not the messages nested in them). */
-const ROOTS = new Set(['core.Pod', 'core.Node', 'core.Namespace', 'core.Event', 'core.Binding', 'apps.Deployment', 'apps.ReplicaSet', 'autoscaling.Scale', 'policy.Eviction', 'policy.PodDisruptionBudget', 'apps.DaemonSet', 'batch.Job']);
+const ROOTS = new Set(['core.Pod', 'core.Node', 'core.Namespace', 'core.Event', 'core.Binding', 'apps.Deployment', 'apps.ReplicaSet', 'autoscaling.Scale', 'policy.Eviction', 'policy.PodDisruptionBudget', 'apps.DaemonSet', 'batch.Job', 'core.PersistentVolumeClaim', 'core.Service', 'core.Endpoints', 'apps.StatefulSet', 'apps.ControllerRevision', 'discovery.EndpointSlice', 'coordination.Lease']);
 
 // ---- decoding -------------------------------------------------------------------------------------
 
@@ -225,19 +225,20 @@ function readScalar(r: BinaryReader, f: FieldSpec, msgKey: string): unknown {
       }
       return type === 1 ? strVal : intVal;
     }
+    case 'RawExtension':
     case 'FieldsV1': {
       const q = new BinaryReader(r.bytes());
       let raw: Uint8Array = new Uint8Array();
       while (q.pos < q.len) {
         const [n, wt] = q.tag();
         if (n === 1 && wt === WireType.LengthDelimited) raw = q.bytes();
-        else throw new DecodeError(`${protoName(msgKey)} field ${f.number} (${f.name ?? ''}): a FieldsV1 has no field ${n}`);
+        else throw new DecodeError(`${protoName(msgKey)} field ${f.number} (${f.name ?? ''}): a ${f.type} has no field ${n}`);
       }
       if (raw.length === 0) return undefined;
       try {
         return JSON.parse(new TextDecoder().decode(raw)) as unknown;
       } catch {
-        throw new DecodeError(`${protoName(msgKey)} field ${f.number} (${f.name ?? ''}): fieldsV1 is not JSON`);
+        throw new DecodeError(`${protoName(msgKey)} field ${f.number} (${f.name ?? ''}): ${f.name ?? f.type} is not JSON`);
       }
     }
   }

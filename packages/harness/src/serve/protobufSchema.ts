@@ -1,19 +1,23 @@
 /**
  * Field numbers of the protobuf messages `podsim serve` decodes (kubectl's typed clients send
  * `application/vnd.kubernetes.protobuf` bodies), for every message reachable from the kinds podsim
- * serves and the bodies of their subresources: core/v1 Pod, Node, Namespace, Event, Binding;
- * apps/v1 Deployment, ReplicaSet, DaemonSet; batch/v1 Job; autoscaling/v1 Scale; policy/v1 Eviction,
- * PodDisruptionBudget; meta/v1 DeleteOptions.
+ * serves and the bodies of their subresources: core/v1 Pod, Node, Namespace, Event, Binding,
+ * PersistentVolumeClaim, Service, Endpoints; apps/v1 Deployment, ReplicaSet, DaemonSet,
+ * StatefulSet, ControllerRevision; batch/v1 Job; autoscaling/v1 Scale; policy/v1 Eviction,
+ * PodDisruptionBudget; discovery.k8s.io/v1 EndpointSlice; coordination.k8s.io/v1 Lease; meta/v1
+ * DeleteOptions. The same table is the type table behind `/openapi/v2`, `/openapi/v3`
+ * (openapi.ts), `fieldValidation` (fieldValidation.ts) and the scenario loader's unknown-field
+ * check, so serve and `podsim validate` agree on what a field is.
  *
  * Derived from the struct tags of k8s.io/api and k8s.io/apimachinery v0.22.8 (`types.go`: the
  * `protobuf:"…,<number>,…"` number, the `json:"<name>"` name, the Go type), i.e. the same facts as
  * their `generated.proto` files. One entry per message, one `number: '<json name> <Go type>'` per
  * field. Types: `string`, `bool`, `int32`, `int64`, `Time`, `MicroTime`, `Quantity`,
- * `IntOrString`, `FieldsV1`, or another message of this table; prefixes `*` (a Go pointer: a zero
+ * `IntOrString`, `FieldsV1`, `RawExtension` (any JSON), or another message of this table; prefixes `*` (a Go pointer: a zero
  * value is kept), `[]` (repeated) and `map[string]` (map entries); the name `...` marks an embedded
  * struct whose fields JSON inlines (`VolumeSource` in `Volume`, `Handler` in `Probe`). Message
- * keys are `<package>.<Kind>` with package core, apps, autoscaling, policy, batch (k8s.io/api/<package>/v1)
- * or meta (k8s.io/apimachinery/pkg/apis/meta/v1).
+ * keys are `<package>.<Kind>` with package core, apps, autoscaling, policy, batch, discovery,
+ * coordination (k8s.io/api/<package>/v1) or meta (k8s.io/apimachinery/pkg/apis/meta/v1).
  */
 export const PROTO_MESSAGES: Readonly<Record<string, Readonly<Record<number, string>>>> = {
   'core.Pod': { 1: 'metadata meta.ObjectMeta', 2: 'spec core.PodSpec', 3: 'status core.PodStatus' },
@@ -173,4 +177,56 @@ export const PROTO_MESSAGES: Readonly<Record<string, Readonly<Record<number, str
   'meta.Condition': { 1: 'type string', 2: 'status string', 3: 'observedGeneration int64', 4: 'lastTransitionTime Time', 5: 'reason string', 6: 'message string' },
   'meta.DeleteOptions': { 1: 'gracePeriodSeconds *int64', 2: 'preconditions *meta.Preconditions', 3: 'orphanDependents *bool', 4: 'propagationPolicy *string', 5: 'dryRun []string' },
   'meta.Preconditions': { 1: 'uid *string', 2: 'resourceVersion *string' },
+  // apps/v1 StatefulSet (1.22: no persistentVolumeClaimRetentionPolicy, no rollingUpdate.maxUnavailable) and ControllerRevision.
+  'apps.StatefulSet': { 1: 'metadata meta.ObjectMeta', 2: 'spec apps.StatefulSetSpec', 3: 'status apps.StatefulSetStatus' },
+  'apps.StatefulSetSpec': { 1: 'replicas *int32', 2: 'selector *meta.LabelSelector', 3: 'template core.PodTemplateSpec', 4: 'volumeClaimTemplates []core.PersistentVolumeClaim', 5: 'serviceName string', 6: 'podManagementPolicy string', 7: 'updateStrategy apps.StatefulSetUpdateStrategy', 8: 'revisionHistoryLimit *int32', 9: 'minReadySeconds int32' },
+  'apps.StatefulSetUpdateStrategy': { 1: 'type string', 2: 'rollingUpdate *apps.RollingUpdateStatefulSetStrategy' },
+  'apps.RollingUpdateStatefulSetStrategy': { 1: 'partition *int32' },
+  'apps.StatefulSetStatus': { 1: 'observedGeneration int64', 2: 'replicas int32', 3: 'readyReplicas int32', 4: 'currentReplicas int32', 5: 'updatedReplicas int32', 6: 'currentRevision string', 7: 'updateRevision string', 9: 'collisionCount *int32', 10: 'conditions []apps.StatefulSetCondition', 11: 'availableReplicas int32' },
+  'apps.StatefulSetCondition': { 1: 'type string', 2: 'status string', 3: 'lastTransitionTime Time', 4: 'reason string', 5: 'message string' },
+  'apps.ControllerRevision': { 1: 'metadata meta.ObjectMeta', 2: 'data RawExtension', 3: 'revision int64' },
+  // core/v1 PersistentVolumeClaim (1.22: no allocatedResources / resizeStatus).
+  'core.PersistentVolumeClaim': { 1: 'metadata meta.ObjectMeta', 2: 'spec core.PersistentVolumeClaimSpec', 3: 'status core.PersistentVolumeClaimStatus' },
+  'core.PersistentVolumeClaimStatus': { 1: 'phase string', 2: 'accessModes []string', 3: 'capacity map[string]Quantity', 4: 'conditions []core.PersistentVolumeClaimCondition' },
+  'core.PersistentVolumeClaimCondition': { 1: 'type string', 2: 'status string', 3: 'lastProbeTime Time', 4: 'lastTransitionTime Time', 5: 'reason string', 6: 'message string' },
+  // core/v1 Service (1.22: topologyKeys removed, field 16 unused) and Endpoints.
+  'core.Service': { 1: 'metadata meta.ObjectMeta', 2: 'spec core.ServiceSpec', 3: 'status core.ServiceStatus' },
+  'core.ServiceSpec': { 1: 'ports []core.ServicePort', 2: 'selector map[string]string', 3: 'clusterIP string', 18: 'clusterIPs []string', 4: 'type string', 5: 'externalIPs []string', 7: 'sessionAffinity string', 8: 'loadBalancerIP string', 9: 'loadBalancerSourceRanges []string', 10: 'externalName string', 11: 'externalTrafficPolicy string', 12: 'healthCheckNodePort int32', 13: 'publishNotReadyAddresses bool', 14: 'sessionAffinityConfig *core.SessionAffinityConfig', 19: 'ipFamilies []string', 17: 'ipFamilyPolicy *string', 20: 'allocateLoadBalancerNodePorts *bool', 21: 'loadBalancerClass *string', 22: 'internalTrafficPolicy *string' },
+  'core.ServicePort': { 1: 'name string', 2: 'protocol string', 6: 'appProtocol *string', 3: 'port int32', 4: 'targetPort IntOrString', 5: 'nodePort int32' },
+  'core.SessionAffinityConfig': { 1: 'clientIP *core.ClientIPConfig' },
+  'core.ClientIPConfig': { 1: 'timeoutSeconds *int32' },
+  'core.ServiceStatus': { 1: 'loadBalancer core.LoadBalancerStatus', 2: 'conditions []meta.Condition' },
+  'core.LoadBalancerStatus': { 1: 'ingress []core.LoadBalancerIngress' },
+  'core.LoadBalancerIngress': { 1: 'ip string', 2: 'hostname string', 4: 'ports []core.PortStatus' },
+  'core.PortStatus': { 1: 'port int32', 2: 'protocol string', 3: 'error *string' },
+  'core.Endpoints': { 1: 'metadata meta.ObjectMeta', 2: 'subsets []core.EndpointSubset' },
+  'core.EndpointSubset': { 1: 'addresses []core.EndpointAddress', 2: 'notReadyAddresses []core.EndpointAddress', 3: 'ports []core.EndpointPort' },
+  'core.EndpointAddress': { 1: 'ip string', 3: 'hostname string', 4: 'nodeName *string', 2: 'targetRef *core.ObjectReference' },
+  'core.EndpointPort': { 1: 'name string', 2: 'port int32', 3: 'protocol string', 4: 'appProtocol *string' },
+  // discovery.k8s.io/v1 EndpointSlice.
+  'discovery.EndpointSlice': { 1: 'metadata meta.ObjectMeta', 4: 'addressType string', 2: 'endpoints []discovery.Endpoint', 3: 'ports []discovery.EndpointPort' },
+  'discovery.Endpoint': { 1: 'addresses []string', 2: 'conditions discovery.EndpointConditions', 3: 'hostname *string', 4: 'targetRef *core.ObjectReference', 5: 'deprecatedTopology map[string]string', 6: 'nodeName *string', 7: 'zone *string', 8: 'hints *discovery.EndpointHints' },
+  'discovery.EndpointConditions': { 1: 'ready *bool', 2: 'serving *bool', 3: 'terminating *bool' },
+  'discovery.EndpointHints': { 1: 'forZones []discovery.ForZone' },
+  'discovery.ForZone': { 1: 'name string' },
+  'discovery.EndpointPort': { 1: 'name *string', 2: 'protocol *string', 3: 'port *int32', 4: 'appProtocol *string' },
+  // coordination.k8s.io/v1 Lease.
+  'coordination.Lease': { 1: 'metadata meta.ObjectMeta', 2: 'spec coordination.LeaseSpec' },
+  'coordination.LeaseSpec': { 1: 'holderIdentity *string', 2: 'leaseDurationSeconds *int32', 3: 'acquireTime *MicroTime', 4: 'renewTime *MicroTime', 5: 'leaseTransitions *int32' },
 };
+
+/** The PROTO_MESSAGES package of an API group: `core` for the legacy group, else the group's first label (`discovery.k8s.io` → `discovery`). */
+export function messagePackage(group: string): string {
+  return group === '' ? 'core' : group.split('.')[0];
+}
+
+/**
+ * Whether the JSON form of message `key` inlines `metav1.TypeMeta` (`apiVersion`, `kind`): every
+ * kind does, wherever it appears (a StatefulSet's `volumeClaimTemplates` are whole
+ * PersistentVolumeClaims); templates (`PodTemplateSpec`, `PersistentVolumeClaimTemplate`) and
+ * other nested structs do not.
+ */
+export function inlinesTypeMeta(key: string): boolean {
+  const m = PROTO_MESSAGES[key];
+  return m !== undefined && m[1] === 'metadata meta.ObjectMeta' && !/Template(Spec)?$/.test(key);
+}

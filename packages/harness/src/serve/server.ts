@@ -70,6 +70,12 @@ function tooMany(): Status {
 
 function write(res: ServerResponse, head: boolean, status: number, body: unknown, format: OutputFormat = 'json', contentType?: string): void {
   if (res.headersSent || res.writableEnded) return;
+  if (body instanceof Uint8Array) {
+    // A binary answer (the protobuf `/openapi/v2`), sent as it is.
+    res.writeHead(status, { 'Content-Type': contentType ?? 'application/octet-stream', 'Content-Length': body.byteLength, 'Cache-Control': 'no-cache, private' });
+    res.end(head ? undefined : body);
+    return;
+  }
   let text: string;
   if (typeof body === 'string' && contentType?.startsWith('text/')) text = body;
   else if (format === 'yaml') text = stringifyYaml(body);
