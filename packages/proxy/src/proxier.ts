@@ -85,7 +85,36 @@ export function sliceEndpoints(s: EndpointSlice): ProxyEndpoint[] {
       terminating: c.terminating === true,
     });
   }
-  return out.sort((a, b) => a.ip.localeCompare(b.ip));
+  return out.sort(compareIp);
+}
+
+/** Orders endpoints by IP (code-unit order: for dotted IPv4 strings the same as `localeCompare`, far cheaper). */
+function compareIp(a: { readonly ip: string }, b: { readonly ip: string }): number {
+  return a.ip < b.ip ? -1 : a.ip > b.ip ? 1 : 0;
+}
+
+function endpointListsEqual(a: readonly ProxyEndpoint[] | undefined, b: readonly ProxyEndpoint[] | undefined): boolean {
+  if (a === b) return true;
+  if (!a || !b || a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i];
+    const y = b[i];
+    if (x.ip !== y.ip || x.podUid !== y.podUid || x.nodeName !== y.nodeName || x.ready !== y.ready || x.serving !== y.serving || x.terminating !== y.terminating) return false;
+  }
+  return true;
+}
+
+function serviceInfosEqual(a: ProxyServiceInfo | undefined, b: ProxyServiceInfo | undefined): boolean {
+  if (a === b) return true;
+  if (!a || !b) return false;
+  if (a.clusterIP !== b.clusterIP || a.internalTrafficPolicy !== b.internalTrafficPolicy || a.sessionAffinity !== b.sessionAffinity || a.ports.length !== b.ports.length) return false;
+  return a.ports.every((p, i) => p.port === b.ports[i].port && p.protocol === b.ports[i].protocol);
+}
+
+function appliedEqual(a: AppliedService | undefined, b: AppliedService | undefined): boolean {
+  if (a === b) return true;
+  if (!a || !b || a.clusterIP !== b.clusterIP || a.reject !== b.reject || a.targets.length !== b.targets.length) return false;
+  return a.targets.every((t, i) => t.ip === b.targets[i].ip && t.podUid === b.targets[i].podUid);
 }
 
 /**
@@ -108,7 +137,7 @@ export class Proxier {
   onService(key: string, svc: Service | undefined): boolean {
     const info = svc ? serviceInfo(svc) : undefined;
     const old = this.services.get(key);
-    if (JSON.stringify(old) === JSON.stringify(info)) return false;
+    if (serviceInfosEqual(old, info)) return false;
     if (info) this.services.set(key, info);
     else this.services.delete(key);
     this.dirty.add(key);
@@ -123,7 +152,7 @@ export class Proxier {
     const name = slice.metadata.name ?? '';
     const next = removed ? undefined : sliceEndpoints(slice);
     const prev = m?.get(name);
-    if (JSON.stringify(prev) === JSON.stringify(next)) return false;
+    if (endpointListsEqual(prev, next)) return false;
     if (!m) this.slices.set(key, (m = new Map()));
     if (next) m.set(name, next);
     else m.delete(name);
@@ -139,9 +168,14 @@ export class Proxier {
 
   /** The endpoints of a Service from all its slices, deduplicated by IP (first slice wins), sorted. */
   endpointsOf(key: string): ProxyEndpoint[] {
+    const m = this.slices.get(key);
+    if (!m) return [];
+    // One slice: its endpoints are already sorted by IP (stably), so the first of equal IPs
+    // (host-network pods share the node's) is the first of a run.
+    if (m.size === 1) return m.values().next().value!.filter((e, i, a) => i === 0 || a[i - 1].ip !== e.ip);
     const byIp = new Map<string, ProxyEndpoint>();
-    for (const name of [...(this.slices.get(key)?.keys() ?? [])].sort()) for (const e of this.slices.get(key)!.get(name)!) if (!byIp.has(e.ip)) byIp.set(e.ip, e);
-    return [...byIp.values()].sort((a, b) => a.ip.localeCompare(b.ip));
+    for (const name of [...m.keys()].sort()) for (const e of m.get(name)!) if (!byIp.has(e.ip)) byIp.set(e.ip, e);
+    return [...byIp.values()].sort(compareIp);
   }
 
   /**
@@ -161,7 +195,7 @@ export class Proxier {
         next = { clusterIP: info.clusterIP, targets: usable.map((e) => ({ ip: e.ip, podUid: e.podUid })), reject: usable.length === 0 };
       }
       const prev = this.applied.get(key);
-      if (JSON.stringify(prev) !== JSON.stringify(next)) changed.set(key, next);
+      if (!appliedEqual(prev, next)) changed.set(key, next);
       if (next) this.applied.set(key, next);
       else this.applied.delete(key);
     }

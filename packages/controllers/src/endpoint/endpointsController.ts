@@ -12,14 +12,14 @@
  * is retried rate-limited. Simplifications: no `last-change-trigger-time` annotation (a DELETE is
  * no trigger anyway); IPv4 only.
  */
-import type { ApiResult, EndpointAddress, EndpointPort, EndpointSubset, Endpoints, Pod, Service } from '@podsim/api';
+import type { ApiResult, EndpointAddress, EndpointPort, EndpointSubset, Endpoints, ObjectReference, Pod, Service } from '@podsim/api';
 import { ANNOTATION_OVER_CAPACITY, LABEL_HEADLESS_SERVICE } from '@podsim/api';
 import type { ApiClient } from '../client.js';
 import { ControllerEventRecorder } from '../events.js';
 import { type Sync, call, isNotFound, isOk, statusOf, syncErrorOf } from '../coroutine.js';
 import type { ControllerEnv } from '../env.js';
 import type { Informer } from '../informer.js';
-import { canonicalJson, keyOf, objectKey, splitKey } from '../objects.js';
+import { keyOf, mapsEqual, objectKey, splitKey } from '../objects.js';
 import { isPodReady } from '../podutil.js';
 import { type SyncResult, Workers } from '../workqueue.js';
 import { addServiceAndPodTriggers, findPort, podIPv4, servicePods, shouldPodBeInEndpoints, shouldSetHostname, tolerateUnready } from './endpointUtil.js';
@@ -46,6 +46,11 @@ function podToAddress(pod: Pod, svc: Service, ip: string): EndpointAddress {
   return a;
 }
 
+/** A port set's identity within one sync (JSON of plain fields in a fixed order). */
+function portsKey(ports: readonly EndpointPort[]): string {
+  return JSON.stringify(ports.map((p) => [p.name ?? null, p.port, p.protocol ?? null, p.appProtocol ?? null]));
+}
+
 /**
  * The desired subsets of `svc` over the selected `pods` (steps 3–6 of `syncService` and
  * `endpoints.RepackSubsets`): one subset per distinct port set, addresses sorted by IP; an address
@@ -55,7 +60,7 @@ export function desiredSubsets(svc: Service, pods: readonly Pod[]): { subsets: E
   const tolerate = tolerateUnready(svc);
   const groups = new Map<string, { ports: EndpointPort[]; ready: Map<string, EndpointAddress>; notReady: Map<string, EndpointAddress> }>();
   const add = (ports: EndpointPort[], addr: EndpointAddress, ready: boolean) => {
-    const key = canonicalJson(ports);
+    const key = portsKey(ports);
     let g = groups.get(key);
     if (!g) groups.set(key, (g = { ports, ready: new Map(), notReady: new Map() }));
     (ready ? g.ready : g.notReady).set(addr.ip + '|' + (addr.targetRef?.uid ?? ''), addr);
@@ -86,7 +91,8 @@ export function desiredSubsets(svc: Service, pods: readonly Pod[]): { subsets: E
     for (const k of g.ready.keys()) g.notReady.delete(k);
     const r = [...g.ready.values()].sort((a, b) => a.ip.localeCompare(b.ip));
     const n = [...g.notReady.values()].sort((a, b) => a.ip.localeCompare(b.ip));
-    const key = canonicalJson([r.map((a) => a.ip + a.targetRef?.uid), n.map((a) => a.ip + a.targetRef?.uid)]);
+    // The address sets' identity (IP + pod UID, ready then not ready) as one string.
+    const key = `${r.map((a) => `${a.ip}|${a.targetRef?.uid ?? ''}`).join(',')}#${n.map((a) => `${a.ip}|${a.targetRef?.uid ?? ''}`).join(',')}`;
     const e = byAddrs.get(key);
     if (e) e.ports.push(...g.ports);
     else byAddrs.set(key, { ports: [...g.ports], ready: r, notReady: n });
@@ -122,10 +128,46 @@ export function truncateSubsets(subsets: EndpointSubset[], ready: number, notRea
   return { subsets: out, truncated: true };
 }
 
-/** Subsets compared as `EndpointSubsetsEqualIgnoreResourceVersion` does. */
-function subsetsKey(subsets: readonly EndpointSubset[] | undefined): string {
-  const strip = (a: EndpointAddress) => ({ ...a, ...(a.targetRef ? { targetRef: { ...a.targetRef, resourceVersion: undefined } } : {}) });
-  return canonicalJson((subsets ?? []).map((s) => ({ a: (s.addresses ?? []).map(strip), n: (s.notReadyAddresses ?? []).map(strip), p: s.ports ?? [] })));
+/** Object references equal apart from their resourceVersion (field by field, no serialising). */
+function refsEqualIgnoreResourceVersion(a: ObjectReference | undefined, b: ObjectReference | undefined): boolean {
+  if (a === b) return true;
+  if (!a || !b) return false;
+  return a.kind === b.kind && a.namespace === b.namespace && a.name === b.name && a.uid === b.uid && a.apiVersion === b.apiVersion && a.fieldPath === b.fieldPath;
+}
+
+function addressListsEqual(a: readonly EndpointAddress[] | undefined, b: readonly EndpointAddress[] | undefined): boolean {
+  const x = a ?? [];
+  const y = b ?? [];
+  if (x.length !== y.length) return false;
+  for (let i = 0; i < x.length; i++) {
+    const p = x[i];
+    const q = y[i];
+    if (p.ip !== q.ip || p.hostname !== q.hostname || p.nodeName !== q.nodeName || !refsEqualIgnoreResourceVersion(p.targetRef, q.targetRef)) return false;
+  }
+  return true;
+}
+
+function portListsEqual(a: readonly EndpointPort[] | undefined, b: readonly EndpointPort[] | undefined): boolean {
+  const x = a ?? [];
+  const y = b ?? [];
+  if (x.length !== y.length) return false;
+  for (let i = 0; i < x.length; i++) if (x[i].name !== y[i].name || x[i].port !== y[i].port || x[i].protocol !== y[i].protocol || x[i].appProtocol !== y[i].appProtocol) return false;
+  return true;
+}
+
+/**
+ * `EndpointSubsetsEqualIgnoreResourceVersion`: the same subsets in the same order, addresses
+ * compared field by field with targetRef resourceVersions ignored. O(addresses), no serialising
+ * (this runs on every sync of a Service with 1,000 pods).
+ */
+export function subsetsEqualIgnoreResourceVersion(a: readonly EndpointSubset[] | undefined, b: readonly EndpointSubset[] | undefined): boolean {
+  const x = a ?? [];
+  const y = b ?? [];
+  if (x.length !== y.length) return false;
+  for (let i = 0; i < x.length; i++) {
+    if (!addressListsEqual(x[i].addresses, y[i].addresses) || !addressListsEqual(x[i].notReadyAddresses, y[i].notReadyAddresses) || !portListsEqual(x[i].ports, y[i].ports)) return false;
+  }
+  return true;
 }
 
 export class EndpointsController {
@@ -171,7 +213,7 @@ export class EndpointsController {
     if (svc.spec?.clusterIP === 'None') labels[LABEL_HEADLESS_SERVICE] = '';
     const curLabels = { ...(current?.metadata.labels ?? {}) };
     const overCapacityOk = (current?.metadata.annotations?.[ANNOTATION_OVER_CAPACITY] === 'truncated') === truncated;
-    if (current && subsetsKey(current.subsets) === subsetsKey(subsets) && canonicalJson(curLabels) === canonicalJson(labels) && overCapacityOk) return undefined;
+    if (current && subsetsEqualIgnoreResourceVersion(current.subsets, subsets) && mapsEqual(curLabels, labels) && overCapacityOk) return undefined;
     const annotations: Record<string, string> = { ...(current?.metadata.annotations ?? {}) };
     delete annotations[ANNOTATION_OVER_CAPACITY];
     if (truncated) annotations[ANNOTATION_OVER_CAPACITY] = 'truncated';

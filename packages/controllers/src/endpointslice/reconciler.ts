@@ -14,7 +14,6 @@
  */
 import type { EndpointSlice, Pod, Service, SliceEndpoint, SliceEndpointPort } from '@podsim/api';
 import { ENDPOINTSLICE_CONTROLLER_NAME, LABEL_HEADLESS_SERVICE, LABEL_MANAGED_BY, LABEL_SERVICE_NAME } from '@podsim/api';
-import { canonicalJson } from '../objects.js';
 import { isPodReady } from '../podutil.js';
 import { findPort, podIPv4, shouldPodBeInEndpoints, shouldSetHostname } from '../endpoint/endpointUtil.js';
 
@@ -54,9 +53,10 @@ export function getEndpointPorts(svc: Service, pod: Pod): SliceEndpointPort[] {
   return out;
 }
 
-/** `endpointutil.NewPortMapKey`: ports compared as a set. */
+/** `endpointutil.NewPortMapKey`: ports compared as a set (sorted, plain fields in a fixed order). */
 function portMapKey(ports: readonly SliceEndpointPort[] | undefined): string {
-  return canonicalJson([...(ports ?? [])].sort((a, b) => (a.name ?? '').localeCompare(b.name ?? '') || (a.port ?? 0) - (b.port ?? 0)));
+  const sorted = [...(ports ?? [])].sort((a, b) => (a.name ?? '').localeCompare(b.name ?? '') || (a.port ?? 0) - (b.port ?? 0));
+  return JSON.stringify(sorted.map((p) => [p.name ?? null, p.port ?? null, p.protocol ?? null, p.appProtocol ?? null]));
 }
 
 /** The hash identity of an endpoint (`endpointHashObj`: addresses, hostname, target ns/name). */
@@ -64,15 +64,19 @@ function endpointKey(e: SliceEndpoint): string {
   return `${e.addresses.join(',')}|${e.hostname ?? ''}|${e.targetRef?.namespace ?? ''}/${e.targetRef?.name ?? ''}`;
 }
 
-/** `endpointsEqualBeyondHash`: conditions, nodeName, zone, targetRef (resourceVersion ignored). */
+/**
+ * `endpointsEqualBeyondHash`: conditions, nodeName, zone, targetRef (resourceVersion ignored),
+ * field by field (it runs for every endpoint of every slice on every sync).
+ */
 export function endpointsEqualBeyondHash(a: SliceEndpoint, b: SliceEndpoint): boolean {
-  const tr = (e: SliceEndpoint) => (e.targetRef ? { ...e.targetRef, resourceVersion: undefined } : undefined);
-  return (
-    canonicalJson(a.conditions ?? {}) === canonicalJson(b.conditions ?? {}) &&
-    (a.nodeName ?? '') === (b.nodeName ?? '') &&
-    (a.zone ?? '') === (b.zone ?? '') &&
-    canonicalJson(tr(a) ?? null) === canonicalJson(tr(b) ?? null)
-  );
+  const ca = a.conditions ?? {};
+  const cb = b.conditions ?? {};
+  if (ca.ready !== cb.ready || ca.serving !== cb.serving || ca.terminating !== cb.terminating) return false;
+  if ((a.nodeName ?? '') !== (b.nodeName ?? '') || (a.zone ?? '') !== (b.zone ?? '')) return false;
+  const ta = a.targetRef;
+  const tb = b.targetRef;
+  if (!ta || !tb) return ta === tb;
+  return ta.kind === tb.kind && ta.namespace === tb.namespace && ta.name === tb.name && ta.uid === tb.uid && ta.apiVersion === tb.apiVersion && ta.fieldPath === tb.fieldPath;
 }
 
 /** `ownedBy`: the slice's controller owner reference is the Service. */
