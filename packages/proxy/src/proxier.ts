@@ -88,6 +88,19 @@ export function sliceEndpoints(s: EndpointSlice): ProxyEndpoint[] {
   return out.sort(compareIp);
 }
 
+/**
+ * {@link sliceEndpoints} per slice object (one version; watch events are never mutated). Every
+ * node's kube-proxy on a host thread receives the same event object, so a slice write is
+ * reduced once per thread instead of once per node. A hit returns what a miss would compute.
+ */
+const REDUCED = new WeakMap<EndpointSlice, readonly ProxyEndpoint[]>();
+
+function reducedSlice(s: EndpointSlice): readonly ProxyEndpoint[] {
+  let r = REDUCED.get(s);
+  if (!r) REDUCED.set(s, (r = sliceEndpoints(s)));
+  return r;
+}
+
 /** Orders endpoints by IP (code-unit order: for dotted IPv4 strings the same as `localeCompare`, far cheaper). */
 function compareIp(a: { readonly ip: string }, b: { readonly ip: string }): number {
   return a.ip < b.ip ? -1 : a.ip > b.ip ? 1 : 0;
@@ -124,7 +137,7 @@ function appliedEqual(a: AppliedService | undefined, b: AppliedService | undefin
 export class Proxier {
   private readonly services = new Map<string, ProxyServiceInfo>();
   /** Per Service key, per slice name, its reduced endpoints. */
-  private readonly slices = new Map<string, Map<string, ProxyEndpoint[]>>();
+  private readonly slices = new Map<string, Map<string, readonly ProxyEndpoint[]>>();
   /** Service keys whose rules may differ from the applied ones. */
   private readonly dirty = new Set<string>();
   private readonly applied = new Map<string, AppliedService>();
@@ -150,7 +163,7 @@ export class Proxier {
     if (!key || proxyIgnores(slice.metadata.labels)) return false;
     let m = this.slices.get(key);
     const name = slice.metadata.name ?? '';
-    const next = removed ? undefined : sliceEndpoints(slice);
+    const next = removed ? undefined : reducedSlice(slice);
     const prev = m?.get(name);
     if (endpointListsEqual(prev, next)) return false;
     if (!m) this.slices.set(key, (m = new Map()));

@@ -22,7 +22,7 @@ import type { Informer } from '../informer.js';
 import { keyOf, mapsEqual, objectKey, splitKey } from '../objects.js';
 import { isPodReady } from '../podutil.js';
 import { type SyncResult, Workers } from '../workqueue.js';
-import { addServiceAndPodTriggers, findPort, podIPv4, servicePods, shouldPodBeInEndpoints, shouldSetHostname, tolerateUnready } from './endpointUtil.js';
+import { addServiceAndPodTriggers, compareStrings, findPort, podIPv4, servicePods, shouldPodBeInEndpoints, shouldSetHostname, tolerateUnready } from './endpointUtil.js';
 
 /** `--concurrent-endpoint-syncs` default. */
 export const CONCURRENT_ENDPOINT_SYNCS = 5;
@@ -51,6 +51,52 @@ function portsKey(ports: readonly EndpointPort[]): string {
   return JSON.stringify(ports.map((p) => [p.name ?? null, p.port, p.protocol ?? null, p.appProtocol ?? null]));
 }
 
+/** What one pod adds to a Service's Endpoints: an address, ready or not, per port set. */
+interface PodContribution {
+  readonly ports: EndpointPort[];
+  /** {@link portsKey} of `ports`. */
+  readonly key: string;
+  readonly addr: EndpointAddress;
+  /** The address's identity within a port set: `ip|pod UID`. */
+  readonly addrKey: string;
+  readonly ready: boolean;
+}
+
+/**
+ * Per pod object (one version: informer objects are replaced, never mutated), the Service object
+ * and tolerate flag it was computed for and its contributions. A sync of a Service with 1,000
+ * pods after one pod changed recomputes only that pod's (the others' objects are the same).
+ * Determinism: a hit returns what a miss would compute.
+ */
+const CONTRIBUTIONS = new WeakMap<Pod, { svc: Service; tolerate: boolean; out: readonly PodContribution[] }>();
+
+/** Steps 3–5 of `syncService` for one pod (ShouldPodBeInEndpoints, podToEndpointAddressForService, FindPort per Service port). */
+function podContributions(pod: Pod, svc: Service, tolerate: boolean): readonly PodContribution[] {
+  const hit = CONTRIBUTIONS.get(pod);
+  if (hit && hit.svc === svc && hit.tolerate === tolerate) return hit.out;
+  const out: PodContribution[] = [];
+  const ip = shouldPodBeInEndpoints(pod, tolerate) ? podIPv4(pod) : undefined;
+  if (ip) {
+    const addr = podToAddress(pod, svc, ip);
+    const addrKey = `${addr.ip}|${addr.targetRef?.uid ?? ''}`;
+    const ready = tolerate || isPodReady(pod);
+    const sports = svc.spec?.ports ?? [];
+    // Headless Services without ports publish bare addresses.
+    if (sports.length === 0) {
+      if (svc.spec?.clusterIP === 'None') out.push({ ports: [], key: portsKey([]), addr, addrKey, ready });
+    } else {
+      for (const sp of sports) {
+        const port = findPort(pod, sp);
+        if (port === undefined) continue;
+        const ports: EndpointPort[] = [{ ...(sp.name ? { name: sp.name } : {}), port, protocol: sp.protocol ?? 'TCP', ...(sp.appProtocol ? { appProtocol: sp.appProtocol } : {}) }];
+        out.push({ ports, key: portsKey(ports), addr, addrKey, ready });
+      }
+    }
+  }
+  CONTRIBUTIONS.set(pod, { svc, tolerate, out });
+  return out;
+}
+
 /**
  * The desired subsets of `svc` over the selected `pods` (steps 3–6 of `syncService` and
  * `endpoints.RepackSubsets`): one subset per distinct port set, addresses sorted by IP; an address
@@ -59,28 +105,11 @@ function portsKey(ports: readonly EndpointPort[]): string {
 export function desiredSubsets(svc: Service, pods: readonly Pod[]): { subsets: EndpointSubset[]; ready: number; notReady: number } {
   const tolerate = tolerateUnready(svc);
   const groups = new Map<string, { ports: EndpointPort[]; ready: Map<string, EndpointAddress>; notReady: Map<string, EndpointAddress> }>();
-  const add = (ports: EndpointPort[], addr: EndpointAddress, ready: boolean) => {
-    const key = portsKey(ports);
-    let g = groups.get(key);
-    if (!g) groups.set(key, (g = { ports, ready: new Map(), notReady: new Map() }));
-    (ready ? g.ready : g.notReady).set(addr.ip + '|' + (addr.targetRef?.uid ?? ''), addr);
-  };
   for (const pod of pods) {
-    if (!shouldPodBeInEndpoints(pod, tolerate)) continue;
-    const ip = podIPv4(pod);
-    if (!ip) continue;
-    const addr = podToAddress(pod, svc, ip);
-    const ready = tolerate || isPodReady(pod);
-    const sports = svc.spec?.ports ?? [];
-    if (sports.length === 0) {
-      // Headless Services without ports publish bare addresses.
-      if (svc.spec?.clusterIP === 'None') add([], addr, ready);
-      continue;
-    }
-    for (const sp of sports) {
-      const port = findPort(pod, sp);
-      if (port === undefined) continue;
-      add([{ ...(sp.name ? { name: sp.name } : {}), port, protocol: sp.protocol ?? 'TCP', ...(sp.appProtocol ? { appProtocol: sp.appProtocol } : {}) }], addr, ready);
+    for (const c of podContributions(pod, svc, tolerate)) {
+      let g = groups.get(c.key);
+      if (!g) groups.set(c.key, (g = { ports: c.ports, ready: new Map(), notReady: new Map() }));
+      (c.ready ? g.ready : g.notReady).set(c.addrKey, c.addr);
     }
   }
   // RepackSubsets: merge the per-port subsets that share an address set into one multi-port subset.
@@ -89,8 +118,8 @@ export function desiredSubsets(svc: Service, pods: readonly Pod[]): { subsets: E
   let notReady = 0;
   for (const g of groups.values()) {
     for (const k of g.ready.keys()) g.notReady.delete(k);
-    const r = [...g.ready.values()].sort((a, b) => a.ip.localeCompare(b.ip));
-    const n = [...g.notReady.values()].sort((a, b) => a.ip.localeCompare(b.ip));
+    const r = [...g.ready.values()].sort((a, b) => compareStrings(a.ip, b.ip));
+    const n = [...g.notReady.values()].sort((a, b) => compareStrings(a.ip, b.ip));
     // The address sets' identity (IP + pod UID, ready then not ready) as one string.
     const key = `${r.map((a) => `${a.ip}|${a.targetRef?.uid ?? ''}`).join(',')}#${n.map((a) => `${a.ip}|${a.targetRef?.uid ?? ''}`).join(',')}`;
     const e = byAddrs.get(key);

@@ -15,7 +15,7 @@
 import type { EndpointSlice, Pod, Service, SliceEndpoint, SliceEndpointPort } from '@podsim/api';
 import { ENDPOINTSLICE_CONTROLLER_NAME, LABEL_HEADLESS_SERVICE, LABEL_MANAGED_BY, LABEL_SERVICE_NAME } from '@podsim/api';
 import { isPodReady } from '../podutil.js';
-import { findPort, podIPv4, shouldPodBeInEndpoints, shouldSetHostname } from '../endpoint/endpointUtil.js';
+import { compareStrings, findPort, podIPv4, shouldPodBeInEndpoints, shouldSetHostname } from '../endpoint/endpointUtil.js';
 
 /** `--max-endpoints-per-slice` default. */
 export const MAX_ENDPOINTS_PER_SLICE = 100;
@@ -115,6 +115,35 @@ function isPlaceholder(s: EndpointSlice): boolean {
   return (s.endpoints ?? []).length === 0 && (s.ports ?? []).length === 0;
 }
 
+/** One pod's desired endpoint: its ports, their {@link portMapKey}, the endpoint and its {@link endpointKey}. */
+interface DesiredEndpoint {
+  readonly ports: SliceEndpointPort[];
+  readonly portKey: string;
+  readonly ep: SliceEndpoint;
+  readonly key: string;
+}
+
+/**
+ * Per pod object (one version: informer objects are replaced, never mutated), the inputs it was
+ * computed for and its desired endpoint (undefined: not an endpoint). A sync of a Service with
+ * 1,000 pods after one pod changed recomputes only that pod's. A hit returns what a miss would compute.
+ */
+const DESIRED = new WeakMap<Pod, { svc: Service; includeTerminating: boolean; gate: boolean; out: DesiredEndpoint | undefined }>();
+
+function desiredEndpoint(pod: Pod, svc: Service, includeTerminating: boolean, gate: boolean): DesiredEndpoint | undefined {
+  const hit = DESIRED.get(pod);
+  if (hit && hit.svc === svc && hit.includeTerminating === includeTerminating && hit.gate === gate) return hit.out;
+  let out: DesiredEndpoint | undefined;
+  const ip = shouldPodBeInEndpoints(pod, includeTerminating) ? podIPv4(pod) : undefined;
+  if (ip) {
+    const ports = getEndpointPorts(svc, pod);
+    const ep = podToEndpoint(pod, svc, ip, { endpointSliceTerminatingCondition: gate });
+    out = { ports, portKey: portMapKey(ports), ep, key: endpointKey(ep) };
+  }
+  DESIRED.set(pod, { svc, includeTerminating, gate, out });
+  return out;
+}
+
 /**
  * `reconcile(service, pods, existingSlices, triggerTime)` for the IPv4 address type: the slices
  * to create (no name: generateName), update (named) and delete.
@@ -123,16 +152,12 @@ export function reconcileSlices(svc: Service, pods: readonly Pod[], existing: re
   const includeTerminating = svc.spec?.publishNotReadyAddresses === true || (gates.endpointSliceTerminatingCondition ?? true);
   // Desired endpoints by port mapping, in pod-name order.
   const desired = new Map<string, { ports: SliceEndpointPort[]; set: Map<string, SliceEndpoint> }>();
-  for (const pod of [...pods].sort((a, b) => (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''))) {
-    if (!shouldPodBeInEndpoints(pod, includeTerminating)) continue;
-    const ip = podIPv4(pod);
-    if (!ip) continue;
-    const ports = getEndpointPorts(svc, pod);
-    const k = portMapKey(ports);
-    let d = desired.get(k);
-    if (!d) desired.set(k, (d = { ports, set: new Map() }));
-    const ep = podToEndpoint(pod, svc, ip, gates);
-    d.set.set(endpointKey(ep), ep);
+  for (const pod of [...pods].sort((a, b) => compareStrings(a.metadata.name ?? '', b.metadata.name ?? ''))) {
+    const c = desiredEndpoint(pod, svc, includeTerminating, gates.endpointSliceTerminatingCondition ?? true);
+    if (!c) continue;
+    let d = desired.get(c.portKey);
+    if (!d) desired.set(c.portKey, (d = { ports: c.ports, set: new Map() }));
+    d.set.set(c.key, c.ep);
   }
   const toDelete: EndpointSlice[] = [];
   const byPortMap = new Map<string, EndpointSlice[]>();
