@@ -174,6 +174,11 @@ export class Proxier {
     return true;
   }
 
+  /** The Service keys with pending changes (what the next {@link syncProxyRules} looks at). */
+  dirtyKeys(): ReadonlySet<string> {
+    return this.dirty;
+  }
+
   /** Is any change pending? */
   get pending(): boolean {
     return this.dirty.size > 0;
@@ -228,4 +233,37 @@ export class Proxier {
 /** Sync-duration model: `D = base + perRule × rules` virtual µs (iptables-restore rewrites the full tables). */
 export function syncDurationUs(rules: number, baseUs: number, perRuleUs: number): number {
   return Math.round(baseUs + perRuleUs * rules);
+}
+
+/**
+ * How `proxy.sync` traces one Service's new applied view. Without a previous view on this
+ * proxier (first sync, or a restarted kube-proxy) the full list: `{clusterIP, targets, reject}`;
+ * else the change: `{clusterIP, add, remove, reject, count}` (targets as [IP, pod UID]; `count`
+ * the number after it). Tracing the change instead of every target keeps the record of a
+ * 1,000-endpoint Service small on each of 100 nodes; {@link applyTargetDelta} rebuilds the list.
+ */
+export type TracedView =
+  | { readonly clusterIP: string; readonly targets: [string, string][]; readonly reject: boolean }
+  | { readonly clusterIP: string; readonly add: [string, string][]; readonly remove: [string, string][]; readonly reject: boolean; readonly count: number };
+
+export function tracedView(prev: AppliedService | undefined, next: AppliedService): TracedView {
+  if (!prev) return { clusterIP: next.clusterIP, targets: next.targets.map((t) => [t.ip, t.podUid]), reject: next.reject };
+  const before = new Map(prev.targets.map((t) => [`${t.ip}|${t.podUid}`, t]));
+  const add: [string, string][] = [];
+  for (const t of next.targets) if (!before.delete(`${t.ip}|${t.podUid}`)) add.push([t.ip, t.podUid]);
+  const remove: [string, string][] = [...before.values()].map((t) => [t.ip, t.podUid]);
+  return { clusterIP: next.clusterIP, add, remove, reject: next.reject, count: next.targets.length };
+}
+
+/**
+ * The target list after a traced change: `prev` without `remove`, plus `add`, sorted as
+ * {@link Proxier.syncProxyRules} sorts them (by IP, code units), so the same list as the sync
+ * applied. The kept tuples are `prev`'s own (shared, not copied).
+ */
+export function applyTargetDelta<T extends readonly [string, string]>(prev: readonly T[], remove: readonly (readonly [string, string])[], add: readonly T[]): T[] {
+  const gone = new Set(remove.map(([ip, uid]) => `${ip}|${uid}`));
+  const out: T[] = gone.size === 0 ? [...prev] : prev.filter((t) => !gone.has(`${t[0]}|${t[1]}`));
+  if (add.length === 0) return out;
+  out.push(...add);
+  return out.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
 }

@@ -9,6 +9,7 @@ import test from 'ava';
 import type { TraceRecord } from '@podsim/api';
 import { TraceModel } from '../../src/checkers/model.js';
 import { TRAFFIC_INVARIANTS } from '../../src/checkers/trafficInvariants.js';
+import { proxyViews } from '../../src/traffic/proxyViews.js';
 import { runText, S, stepTimes, why } from './helpers.js';
 
 const E06 = `kind: Scenario
@@ -70,7 +71,10 @@ test('E06: Endpoints drops the pod at DELETE; its slice keeps ready=false servin
   t.is(conds.at(-1)!.ep, undefined, 'the endpoint leaves the slice once the pod is DELETED');
   // kube-proxy on both nodes: out of the rules within ε_p = 1.5 s of the DELETE.
   for (const node of ['node-a', 'node-b']) {
-    const out = model.records.find((r) => r.kind === 'proxy.sync' && r.actor === `kube-proxy/${node}` && r.t > del && (r.data as { services: Record<string, { targets: [string, string][] } | null> }).services['default/s']?.targets.every((x) => x[1] !== uid));
+    const out = proxyViews(model.records)
+      .get(node)
+      ?.get('default/s')
+      ?.find((p) => p.t > del && p.targets !== null && p.targets.every((x) => x[1] !== uid));
     t.truthy(out, node);
     t.true(out!.t - del <= 1.5 * S, `${node}: ${(out!.t - del) / S} s`);
   }
