@@ -248,10 +248,30 @@ export type TracedView =
 
 export function tracedView(prev: AppliedService | undefined, next: AppliedService): TracedView {
   if (!prev) return { clusterIP: next.clusterIP, targets: next.targets.map((t) => [t.ip, t.podUid]), reject: next.reject };
-  const before = new Map(prev.targets.map((t) => [`${t.ip}|${t.podUid}`, t]));
+  // Both lists are sorted by IP and unique by IP ({@link Proxier.endpointsOf}): one merge walk.
+  const a = prev.targets;
+  const b = next.targets;
   const add: [string, string][] = [];
-  for (const t of next.targets) if (!before.delete(`${t.ip}|${t.podUid}`)) add.push([t.ip, t.podUid]);
-  const remove: [string, string][] = [...before.values()].map((t) => [t.ip, t.podUid]);
+  const remove: [string, string][] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) {
+    if (j >= b.length || (i < a.length && a[i].ip < b[j].ip)) {
+      remove.push([a[i].ip, a[i].podUid]);
+      i++;
+    } else if (i >= a.length || b[j].ip < a[i].ip) {
+      add.push([b[j].ip, b[j].podUid]);
+      j++;
+    } else {
+      // Same IP: a new pod behind a reused IP is a removal and an addition.
+      if (a[i].podUid !== b[j].podUid) {
+        remove.push([a[i].ip, a[i].podUid]);
+        add.push([b[j].ip, b[j].podUid]);
+      }
+      i++;
+      j++;
+    }
+  }
   return { clusterIP: next.clusterIP, add, remove, reject: next.reject, count: next.targets.length };
 }
 
@@ -261,9 +281,18 @@ export function tracedView(prev: AppliedService | undefined, next: AppliedServic
  * applied. The kept tuples are `prev`'s own (shared, not copied).
  */
 export function applyTargetDelta<T extends readonly [string, string]>(prev: readonly T[], remove: readonly (readonly [string, string])[], add: readonly T[]): T[] {
-  const gone = new Set(remove.map(([ip, uid]) => `${ip}|${uid}`));
-  const out: T[] = gone.size === 0 ? [...prev] : prev.filter((t) => !gone.has(`${t[0]}|${t[1]}`));
-  if (add.length === 0) return out;
-  out.push(...add);
-  return out.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  if (remove.length === 0 && add.length === 0) return [...prev];
+  const gone = remove.length === 0 ? undefined : new Set(remove.map(([ip, uid]) => `${ip}|${uid}`));
+  const kept = gone === undefined ? prev : prev.filter((t) => !gone.has(`${t[0]}|${t[1]}`));
+  if (add.length === 0) return [...kept];
+  // Merge the kept (sorted) list with the additions (sorted here, as traced in IP order anyway).
+  const adds = [...add].sort((x, y) => (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0));
+  const out: T[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < kept.length || j < adds.length) {
+    if (j >= adds.length || (i < kept.length && kept[i][0] <= adds[j][0])) out.push(kept[i++]);
+    else out.push(adds[j++]);
+  }
+  return out;
 }
