@@ -120,8 +120,9 @@ export function desiredSubsets(svc: Service, pods: readonly Pod[]): { subsets: E
     for (const k of g.ready.keys()) g.notReady.delete(k);
     const r = [...g.ready.values()].sort((a, b) => compareStrings(a.ip, b.ip));
     const n = [...g.notReady.values()].sort((a, b) => compareStrings(a.ip, b.ip));
-    // The address sets' identity (IP + pod UID, ready then not ready) as one string.
-    const key = `${r.map((a) => `${a.ip}|${a.targetRef?.uid ?? ''}`).join(',')}#${n.map((a) => `${a.ip}|${a.targetRef?.uid ?? ''}`).join(',')}`;
+    // The address sets' identity (IP + pod UID, ready then not ready) as one string; with one
+    // port set (the usual Service) there is nothing to merge, so no key is built.
+    const key = groups.size === 1 ? '' : `${r.map((a) => `${a.ip}|${a.targetRef?.uid ?? ''}`).join(',')}#${n.map((a) => `${a.ip}|${a.targetRef?.uid ?? ''}`).join(',')}`;
     const e = byAddrs.get(key);
     if (e) e.ports.push(...g.ports);
     else byAddrs.set(key, { ports: [...g.ports], ready: r, notReady: n });
