@@ -6,7 +6,7 @@
 import test from 'ava';
 import type { EndpointSlice, Service } from '@podsim/api';
 import { BoundedFrequencyRunner } from '../src/boundedFrequencyRunner.js';
-import { Proxier } from '../src/proxier.js';
+import { Proxier, applyTargetDelta, tracedView } from '../src/proxier.js';
 
 const S = 1_000_000;
 
@@ -102,4 +102,25 @@ test('proxier: new connections use Ready endpoints only (nil ready counts as rea
   t.deepEqual(local.view('default/web')?.targets.map((x) => x.ip), ['10.224.1.2']);
   // Headless Services get no rules.
   t.false(local.onService('default/h', { ...svc, metadata: { name: 'h', namespace: 'default' }, spec: { ...svc.spec, clusterIP: 'None' } }));
+});
+
+test('proxy.sync traces a full list on the first view, then what changed; applying the changes rebuilds the list each sync applied (same order)', (t) => {
+  const p = new Proxier('node-1');
+  p.onService('default/web', svc);
+  let rebuilt: (readonly [string, string])[] = [];
+  const sync = () => {
+    const prev = p.view('default/web');
+    const next = p.syncProxyRules().get('default/web')!;
+    const traced = tracedView(prev, next);
+    rebuilt = 'targets' in traced ? traced.targets : applyTargetDelta(rebuilt, traced.remove, traced.add);
+    t.deepEqual(rebuilt, next.targets.map((x) => [x.ip, x.podUid]));
+    return traced;
+  };
+  p.onSlice(slice([['10.224.0.10', true, 'n'], ['10.224.0.9', true, 'n'], ['10.224.1.2', true, 'n']]), false);
+  t.true('targets' in sync(), 'first view: the full list');
+  p.onSlice(slice([['10.224.0.10', false, 'n'], ['10.224.0.9', true, 'n'], ['10.224.1.2', true, 'n'], ['10.224.0.11', true, 'n']]), false);
+  const d = sync();
+  t.deepEqual(d, { clusterIP: '10.96.0.10', add: [['10.224.0.11', 'uid-10.224.0.11']], remove: [['10.224.0.10', 'uid-10.224.0.10']], reject: false, count: 3 });
+  p.onSlice(slice([['10.224.0.10', false, 'n']]), false);
+  t.deepEqual(sync(), { clusterIP: '10.96.0.10', add: [], remove: [['10.224.0.11', 'uid-10.224.0.11'], ['10.224.0.9', 'uid-10.224.0.9'], ['10.224.1.2', 'uid-10.224.1.2']], reject: true, count: 0 });
 });

@@ -164,3 +164,12 @@ export function addServiceAndPodTriggers(
     onDelete: (p) => services.size > 0 && batch(podServiceMemberships(services.values(), p)),
   });
 }
+
+/**
+ * Orders strings by UTF-16 code units. For IPv4 addresses and DNS-1123 names (lowercase letters,
+ * digits, `-`, `.`) this is the order `localeCompare` gives, at a fraction of its cost (the
+ * endpoint controllers sort every selected pod on every sync).
+ */
+export function compareStrings(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -12,17 +12,17 @@
  * is retried rate-limited. Simplifications: no `last-change-trigger-time` annotation (a DELETE is
  * no trigger anyway); IPv4 only.
  */
-import type { ApiResult, EndpointAddress, EndpointPort, EndpointSubset, Endpoints, Pod, Service } from '@podsim/api';
+import type { ApiResult, EndpointAddress, EndpointPort, EndpointSubset, Endpoints, ObjectReference, Pod, Service } from '@podsim/api';
 import { ANNOTATION_OVER_CAPACITY, LABEL_HEADLESS_SERVICE } from '@podsim/api';
 import type { ApiClient } from '../client.js';
 import { ControllerEventRecorder } from '../events.js';
 import { type Sync, call, isNotFound, isOk, statusOf, syncErrorOf } from '../coroutine.js';
 import type { ControllerEnv } from '../env.js';
 import type { Informer } from '../informer.js';
-import { canonicalJson, keyOf, objectKey, splitKey } from '../objects.js';
+import { keyOf, mapsEqual, objectKey, splitKey } from '../objects.js';
 import { isPodReady } from '../podutil.js';
 import { type SyncResult, Workers } from '../workqueue.js';
-import { addServiceAndPodTriggers, findPort, podIPv4, servicePods, shouldPodBeInEndpoints, shouldSetHostname, tolerateUnready } from './endpointUtil.js';
+import { addServiceAndPodTriggers, compareStrings, findPort, podIPv4, servicePods, shouldPodBeInEndpoints, shouldSetHostname, tolerateUnready } from './endpointUtil.js';
 
 /** `--concurrent-endpoint-syncs` default. */
 export const CONCURRENT_ENDPOINT_SYNCS = 5;
@@ -46,6 +46,57 @@ function podToAddress(pod: Pod, svc: Service, ip: string): EndpointAddress {
   return a;
 }
 
+/** A port set's identity within one sync (JSON of plain fields in a fixed order). */
+function portsKey(ports: readonly EndpointPort[]): string {
+  return JSON.stringify(ports.map((p) => [p.name ?? null, p.port, p.protocol ?? null, p.appProtocol ?? null]));
+}
+
+/** What one pod adds to a Service's Endpoints: an address, ready or not, per port set. */
+interface PodContribution {
+  readonly ports: EndpointPort[];
+  /** {@link portsKey} of `ports`. */
+  readonly key: string;
+  readonly addr: EndpointAddress;
+  /** The address's identity within a port set: `ip|pod UID`. */
+  readonly addrKey: string;
+  readonly ready: boolean;
+}
+
+/**
+ * Per pod object (one version: informer objects are replaced, never mutated), the Service object
+ * and tolerate flag it was computed for and its contributions. A sync of a Service with 1,000
+ * pods after one pod changed recomputes only that pod's (the others' objects are the same).
+ * Determinism: a hit returns what a miss would compute.
+ */
+const CONTRIBUTIONS = new WeakMap<Pod, { svc: Service; tolerate: boolean; out: readonly PodContribution[] }>();
+
+/** Steps 3–5 of `syncService` for one pod (ShouldPodBeInEndpoints, podToEndpointAddressForService, FindPort per Service port). */
+function podContributions(pod: Pod, svc: Service, tolerate: boolean): readonly PodContribution[] {
+  const hit = CONTRIBUTIONS.get(pod);
+  if (hit && hit.svc === svc && hit.tolerate === tolerate) return hit.out;
+  const out: PodContribution[] = [];
+  const ip = shouldPodBeInEndpoints(pod, tolerate) ? podIPv4(pod) : undefined;
+  if (ip) {
+    const addr = podToAddress(pod, svc, ip);
+    const addrKey = `${addr.ip}|${addr.targetRef?.uid ?? ''}`;
+    const ready = tolerate || isPodReady(pod);
+    const sports = svc.spec?.ports ?? [];
+    // Headless Services without ports publish bare addresses.
+    if (sports.length === 0) {
+      if (svc.spec?.clusterIP === 'None') out.push({ ports: [], key: portsKey([]), addr, addrKey, ready });
+    } else {
+      for (const sp of sports) {
+        const port = findPort(pod, sp);
+        if (port === undefined) continue;
+        const ports: EndpointPort[] = [{ ...(sp.name ? { name: sp.name } : {}), port, protocol: sp.protocol ?? 'TCP', ...(sp.appProtocol ? { appProtocol: sp.appProtocol } : {}) }];
+        out.push({ ports, key: portsKey(ports), addr, addrKey, ready });
+      }
+    }
+  }
+  CONTRIBUTIONS.set(pod, { svc, tolerate, out });
+  return out;
+}
+
 /**
  * The desired subsets of `svc` over the selected `pods` (steps 3–6 of `syncService` and
  * `endpoints.RepackSubsets`): one subset per distinct port set, addresses sorted by IP; an address
@@ -54,28 +105,11 @@ function podToAddress(pod: Pod, svc: Service, ip: string): EndpointAddress {
 export function desiredSubsets(svc: Service, pods: readonly Pod[]): { subsets: EndpointSubset[]; ready: number; notReady: number } {
   const tolerate = tolerateUnready(svc);
   const groups = new Map<string, { ports: EndpointPort[]; ready: Map<string, EndpointAddress>; notReady: Map<string, EndpointAddress> }>();
-  const add = (ports: EndpointPort[], addr: EndpointAddress, ready: boolean) => {
-    const key = canonicalJson(ports);
-    let g = groups.get(key);
-    if (!g) groups.set(key, (g = { ports, ready: new Map(), notReady: new Map() }));
-    (ready ? g.ready : g.notReady).set(addr.ip + '|' + (addr.targetRef?.uid ?? ''), addr);
-  };
   for (const pod of pods) {
-    if (!shouldPodBeInEndpoints(pod, tolerate)) continue;
-    const ip = podIPv4(pod);
-    if (!ip) continue;
-    const addr = podToAddress(pod, svc, ip);
-    const ready = tolerate || isPodReady(pod);
-    const sports = svc.spec?.ports ?? [];
-    if (sports.length === 0) {
-      // Headless Services without ports publish bare addresses.
-      if (svc.spec?.clusterIP === 'None') add([], addr, ready);
-      continue;
-    }
-    for (const sp of sports) {
-      const port = findPort(pod, sp);
-      if (port === undefined) continue;
-      add([{ ...(sp.name ? { name: sp.name } : {}), port, protocol: sp.protocol ?? 'TCP', ...(sp.appProtocol ? { appProtocol: sp.appProtocol } : {}) }], addr, ready);
+    for (const c of podContributions(pod, svc, tolerate)) {
+      let g = groups.get(c.key);
+      if (!g) groups.set(c.key, (g = { ports: c.ports, ready: new Map(), notReady: new Map() }));
+      (c.ready ? g.ready : g.notReady).set(c.addrKey, c.addr);
     }
   }
   // RepackSubsets: merge the per-port subsets that share an address set into one multi-port subset.
@@ -84,9 +118,11 @@ export function desiredSubsets(svc: Service, pods: readonly Pod[]): { subsets: E
   let notReady = 0;
   for (const g of groups.values()) {
     for (const k of g.ready.keys()) g.notReady.delete(k);
-    const r = [...g.ready.values()].sort((a, b) => a.ip.localeCompare(b.ip));
-    const n = [...g.notReady.values()].sort((a, b) => a.ip.localeCompare(b.ip));
-    const key = canonicalJson([r.map((a) => a.ip + a.targetRef?.uid), n.map((a) => a.ip + a.targetRef?.uid)]);
+    const r = [...g.ready.values()].sort((a, b) => compareStrings(a.ip, b.ip));
+    const n = [...g.notReady.values()].sort((a, b) => compareStrings(a.ip, b.ip));
+    // The address sets' identity (IP + pod UID, ready then not ready) as one string; with one
+    // port set (the usual Service) there is nothing to merge, so no key is built.
+    const key = groups.size === 1 ? '' : `${r.map((a) => `${a.ip}|${a.targetRef?.uid ?? ''}`).join(',')}#${n.map((a) => `${a.ip}|${a.targetRef?.uid ?? ''}`).join(',')}`;
     const e = byAddrs.get(key);
     if (e) e.ports.push(...g.ports);
     else byAddrs.set(key, { ports: [...g.ports], ready: r, notReady: n });
@@ -122,10 +158,46 @@ export function truncateSubsets(subsets: EndpointSubset[], ready: number, notRea
   return { subsets: out, truncated: true };
 }
 
-/** Subsets compared as `EndpointSubsetsEqualIgnoreResourceVersion` does. */
-function subsetsKey(subsets: readonly EndpointSubset[] | undefined): string {
-  const strip = (a: EndpointAddress) => ({ ...a, ...(a.targetRef ? { targetRef: { ...a.targetRef, resourceVersion: undefined } } : {}) });
-  return canonicalJson((subsets ?? []).map((s) => ({ a: (s.addresses ?? []).map(strip), n: (s.notReadyAddresses ?? []).map(strip), p: s.ports ?? [] })));
+/** Object references equal apart from their resourceVersion (field by field, no serialising). */
+function refsEqualIgnoreResourceVersion(a: ObjectReference | undefined, b: ObjectReference | undefined): boolean {
+  if (a === b) return true;
+  if (!a || !b) return false;
+  return a.kind === b.kind && a.namespace === b.namespace && a.name === b.name && a.uid === b.uid && a.apiVersion === b.apiVersion && a.fieldPath === b.fieldPath;
+}
+
+function addressListsEqual(a: readonly EndpointAddress[] | undefined, b: readonly EndpointAddress[] | undefined): boolean {
+  const x = a ?? [];
+  const y = b ?? [];
+  if (x.length !== y.length) return false;
+  for (let i = 0; i < x.length; i++) {
+    const p = x[i];
+    const q = y[i];
+    if (p.ip !== q.ip || p.hostname !== q.hostname || p.nodeName !== q.nodeName || !refsEqualIgnoreResourceVersion(p.targetRef, q.targetRef)) return false;
+  }
+  return true;
+}
+
+function portListsEqual(a: readonly EndpointPort[] | undefined, b: readonly EndpointPort[] | undefined): boolean {
+  const x = a ?? [];
+  const y = b ?? [];
+  if (x.length !== y.length) return false;
+  for (let i = 0; i < x.length; i++) if (x[i].name !== y[i].name || x[i].port !== y[i].port || x[i].protocol !== y[i].protocol || x[i].appProtocol !== y[i].appProtocol) return false;
+  return true;
+}
+
+/**
+ * `EndpointSubsetsEqualIgnoreResourceVersion`: the same subsets in the same order, addresses
+ * compared field by field with targetRef resourceVersions ignored. O(addresses), no serialising
+ * (this runs on every sync of a Service with 1,000 pods).
+ */
+export function subsetsEqualIgnoreResourceVersion(a: readonly EndpointSubset[] | undefined, b: readonly EndpointSubset[] | undefined): boolean {
+  const x = a ?? [];
+  const y = b ?? [];
+  if (x.length !== y.length) return false;
+  for (let i = 0; i < x.length; i++) {
+    if (!addressListsEqual(x[i].addresses, y[i].addresses) || !addressListsEqual(x[i].notReadyAddresses, y[i].notReadyAddresses) || !portListsEqual(x[i].ports, y[i].ports)) return false;
+  }
+  return true;
 }
 
 export class EndpointsController {
@@ -171,7 +243,7 @@ export class EndpointsController {
     if (svc.spec?.clusterIP === 'None') labels[LABEL_HEADLESS_SERVICE] = '';
     const curLabels = { ...(current?.metadata.labels ?? {}) };
     const overCapacityOk = (current?.metadata.annotations?.[ANNOTATION_OVER_CAPACITY] === 'truncated') === truncated;
-    if (current && subsetsKey(current.subsets) === subsetsKey(subsets) && canonicalJson(curLabels) === canonicalJson(labels) && overCapacityOk) return undefined;
+    if (current && subsetsEqualIgnoreResourceVersion(current.subsets, subsets) && mapsEqual(curLabels, labels) && overCapacityOk) return undefined;
     const annotations: Record<string, string> = { ...(current?.metadata.annotations ?? {}) };
     delete annotations[ANNOTATION_OVER_CAPACITY];
     if (truncated) annotations[ANNOTATION_OVER_CAPACITY] = 'truncated';

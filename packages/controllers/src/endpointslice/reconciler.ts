@@ -14,9 +14,8 @@
  */
 import type { EndpointSlice, Pod, Service, SliceEndpoint, SliceEndpointPort } from '@podsim/api';
 import { ENDPOINTSLICE_CONTROLLER_NAME, LABEL_HEADLESS_SERVICE, LABEL_MANAGED_BY, LABEL_SERVICE_NAME } from '@podsim/api';
-import { canonicalJson } from '../objects.js';
 import { isPodReady } from '../podutil.js';
-import { findPort, podIPv4, shouldPodBeInEndpoints, shouldSetHostname } from '../endpoint/endpointUtil.js';
+import { compareStrings, findPort, podIPv4, shouldPodBeInEndpoints, shouldSetHostname } from '../endpoint/endpointUtil.js';
 
 /** `--max-endpoints-per-slice` default. */
 export const MAX_ENDPOINTS_PER_SLICE = 100;
@@ -54,9 +53,10 @@ export function getEndpointPorts(svc: Service, pod: Pod): SliceEndpointPort[] {
   return out;
 }
 
-/** `endpointutil.NewPortMapKey`: ports compared as a set. */
+/** `endpointutil.NewPortMapKey`: ports compared as a set (sorted, plain fields in a fixed order). */
 function portMapKey(ports: readonly SliceEndpointPort[] | undefined): string {
-  return canonicalJson([...(ports ?? [])].sort((a, b) => (a.name ?? '').localeCompare(b.name ?? '') || (a.port ?? 0) - (b.port ?? 0)));
+  const sorted = [...(ports ?? [])].sort((a, b) => (a.name ?? '').localeCompare(b.name ?? '') || (a.port ?? 0) - (b.port ?? 0));
+  return JSON.stringify(sorted.map((p) => [p.name ?? null, p.port ?? null, p.protocol ?? null, p.appProtocol ?? null]));
 }
 
 /** The hash identity of an endpoint (`endpointHashObj`: addresses, hostname, target ns/name). */
@@ -64,15 +64,19 @@ function endpointKey(e: SliceEndpoint): string {
   return `${e.addresses.join(',')}|${e.hostname ?? ''}|${e.targetRef?.namespace ?? ''}/${e.targetRef?.name ?? ''}`;
 }
 
-/** `endpointsEqualBeyondHash`: conditions, nodeName, zone, targetRef (resourceVersion ignored). */
+/**
+ * `endpointsEqualBeyondHash`: conditions, nodeName, zone, targetRef (resourceVersion ignored),
+ * field by field (it runs for every endpoint of every slice on every sync).
+ */
 export function endpointsEqualBeyondHash(a: SliceEndpoint, b: SliceEndpoint): boolean {
-  const tr = (e: SliceEndpoint) => (e.targetRef ? { ...e.targetRef, resourceVersion: undefined } : undefined);
-  return (
-    canonicalJson(a.conditions ?? {}) === canonicalJson(b.conditions ?? {}) &&
-    (a.nodeName ?? '') === (b.nodeName ?? '') &&
-    (a.zone ?? '') === (b.zone ?? '') &&
-    canonicalJson(tr(a) ?? null) === canonicalJson(tr(b) ?? null)
-  );
+  const ca = a.conditions ?? {};
+  const cb = b.conditions ?? {};
+  if (ca.ready !== cb.ready || ca.serving !== cb.serving || ca.terminating !== cb.terminating) return false;
+  if ((a.nodeName ?? '') !== (b.nodeName ?? '') || (a.zone ?? '') !== (b.zone ?? '')) return false;
+  const ta = a.targetRef;
+  const tb = b.targetRef;
+  if (!ta || !tb) return ta === tb;
+  return ta.kind === tb.kind && ta.namespace === tb.namespace && ta.name === tb.name && ta.uid === tb.uid && ta.apiVersion === tb.apiVersion && ta.fieldPath === tb.fieldPath;
 }
 
 /** `ownedBy`: the slice's controller owner reference is the Service. */
@@ -111,6 +115,35 @@ function isPlaceholder(s: EndpointSlice): boolean {
   return (s.endpoints ?? []).length === 0 && (s.ports ?? []).length === 0;
 }
 
+/** One pod's desired endpoint: its ports, their {@link portMapKey}, the endpoint and its {@link endpointKey}. */
+interface DesiredEndpoint {
+  readonly ports: SliceEndpointPort[];
+  readonly portKey: string;
+  readonly ep: SliceEndpoint;
+  readonly key: string;
+}
+
+/**
+ * Per pod object (one version: informer objects are replaced, never mutated), the inputs it was
+ * computed for and its desired endpoint (undefined: not an endpoint). A sync of a Service with
+ * 1,000 pods after one pod changed recomputes only that pod's. A hit returns what a miss would compute.
+ */
+const DESIRED = new WeakMap<Pod, { svc: Service; includeTerminating: boolean; gate: boolean; out: DesiredEndpoint | undefined }>();
+
+function desiredEndpoint(pod: Pod, svc: Service, includeTerminating: boolean, gate: boolean): DesiredEndpoint | undefined {
+  const hit = DESIRED.get(pod);
+  if (hit && hit.svc === svc && hit.includeTerminating === includeTerminating && hit.gate === gate) return hit.out;
+  let out: DesiredEndpoint | undefined;
+  const ip = shouldPodBeInEndpoints(pod, includeTerminating) ? podIPv4(pod) : undefined;
+  if (ip) {
+    const ports = getEndpointPorts(svc, pod);
+    const ep = podToEndpoint(pod, svc, ip, { endpointSliceTerminatingCondition: gate });
+    out = { ports, portKey: portMapKey(ports), ep, key: endpointKey(ep) };
+  }
+  DESIRED.set(pod, { svc, includeTerminating, gate, out });
+  return out;
+}
+
 /**
  * `reconcile(service, pods, existingSlices, triggerTime)` for the IPv4 address type: the slices
  * to create (no name: generateName), update (named) and delete.
@@ -119,16 +152,12 @@ export function reconcileSlices(svc: Service, pods: readonly Pod[], existing: re
   const includeTerminating = svc.spec?.publishNotReadyAddresses === true || (gates.endpointSliceTerminatingCondition ?? true);
   // Desired endpoints by port mapping, in pod-name order.
   const desired = new Map<string, { ports: SliceEndpointPort[]; set: Map<string, SliceEndpoint> }>();
-  for (const pod of [...pods].sort((a, b) => (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''))) {
-    if (!shouldPodBeInEndpoints(pod, includeTerminating)) continue;
-    const ip = podIPv4(pod);
-    if (!ip) continue;
-    const ports = getEndpointPorts(svc, pod);
-    const k = portMapKey(ports);
-    let d = desired.get(k);
-    if (!d) desired.set(k, (d = { ports, set: new Map() }));
-    const ep = podToEndpoint(pod, svc, ip, gates);
-    d.set.set(endpointKey(ep), ep);
+  for (const pod of [...pods].sort((a, b) => compareStrings(a.metadata.name ?? '', b.metadata.name ?? ''))) {
+    const c = desiredEndpoint(pod, svc, includeTerminating, gates.endpointSliceTerminatingCondition ?? true);
+    if (!c) continue;
+    let d = desired.get(c.portKey);
+    if (!d) desired.set(c.portKey, (d = { ports: c.ports, set: new Map() }));
+    d.set.set(c.key, c.ep);
   }
   const toDelete: EndpointSlice[] = [];
   const byPortMap = new Map<string, EndpointSlice[]>();

@@ -14,6 +14,7 @@
 import { US_PER_SECOND, type TraceRecord } from '@podsim/api';
 import type { TraceModel } from './model.js';
 import type { Invariant, Violation } from './invariants.js';
+import { proxyViews } from '../traffic/proxyViews.js';
 
 /** How long a controller or kube-proxy may take to observe a write (watch + queue + sync), µs. */
 export const OBSERVE_TOLERANCE_US = 5 * US_PER_SECOND;
@@ -170,17 +171,21 @@ export const TRAFFIC_INVARIANTS: readonly Invariant[] = [
         }
       }
       const out: Violation[] = [];
-      for (const s of w.syncs) {
-        const d = s.data as { node: string; startUs: number; services?: Record<string, { targets: [string, string][] } | null> };
-        for (const [key, v] of Object.entries(d.services ?? {})) {
-          for (const [ip, uid] of v?.targets ?? []) {
-            const hist = readyAt.get(key)?.get(uid) ?? [];
-            // The pod's slice state as kube-proxy could have seen it when the sync started.
-            const seen = [...hist].reverse().find((h) => h.t <= d.startUs);
-            if (!seen) {
-              out.push({ invariant: 'proxy-routes-ready-only', t: s.t, message: `kube-proxy/${d.node} sync at ${sec(s.t)} targets ${ip} (${uid}) of ${key}, never in its EndpointSlices before` });
-            } else if (!seen.ready && d.startUs > seen.t + OBSERVE_TOLERANCE_US) {
-              out.push({ invariant: 'proxy-routes-ready-only', t: s.t, message: `kube-proxy/${d.node} sync at ${sec(s.t)} targets ${ip} of ${key}, not ready in its slice since ${sec(seen.t)}` });
+      // Every target of every changed view (the traced deltas rebuilt into full lists).
+      for (const [node, perSvc] of proxyViews(w.syncs)) {
+        for (const [key, points] of perSvc) {
+          for (const p of points) {
+            for (const [ip, uid] of p.targets ?? []) {
+              const hist = readyAt.get(key)?.get(uid) ?? [];
+              // The pod's slice state as kube-proxy could have seen it when the sync started (the last at or before).
+              let i = hist.length - 1;
+              while (i >= 0 && hist[i].t > p.startUs) i--;
+              const seen = i >= 0 ? hist[i] : undefined;
+              if (!seen) {
+                out.push({ invariant: 'proxy-routes-ready-only', t: p.t, message: `kube-proxy/${node} sync at ${sec(p.t)} targets ${ip} (${uid}) of ${key}, never in its EndpointSlices before` });
+              } else if (!seen.ready && p.startUs > seen.t + OBSERVE_TOLERANCE_US) {
+                out.push({ invariant: 'proxy-routes-ready-only', t: p.t, message: `kube-proxy/${node} sync at ${sec(p.t)} targets ${ip} of ${key}, not ready in its slice since ${sec(seen.t)}` });
+              }
             }
           }
         }

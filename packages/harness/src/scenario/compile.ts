@@ -6,7 +6,7 @@
  * actor config (runtime call errors, volume unmount) at their *static* virtual time: the time the
  * timeline reaches them by sleeps alone. A fault after a blocking `wait` needs an explicit `at:`.
  */
-import { matchesActor, type DurationUs, type Fault, type KubeObject, type ResourceName } from '@podsim/api';
+import { matchesActor, type DurationUs, type Fault, type KubeObject, type ResourceName, type Service } from '@podsim/api';
 import type { LatencyConfig } from '@podsim/sim';
 import { DEFAULT_EPOCH_UNIX_SECONDS, US_PER_SECOND, parseRfc3339 } from '@podsim/api';
 import { parseLabelSelector } from '@podsim/api';
@@ -549,12 +549,26 @@ export function compileScenario(sc: LoadedScenario, opts: PlanOptions = {}): Run
   }
 
   // ---- traffic (issue #18) ------------------------------------------------------------------------
+  const seenTrafficIds = new Map<string, number>();
   (doc.traffic ?? []).forEach((tr, i) => {
     const ns = tr.namespace ?? namespace;
-    if (!objects.some((o) => o.kind === 'Service' && o.metadata.name === tr.service && o.metadata.namespace === ns)) {
+    const target = objects.find((o) => o.kind === 'Service' && o.metadata.name === tr.service && o.metadata.namespace === ns) as Service | undefined;
+    if (!target) {
       const svcs = objects.filter((o) => o.kind === 'Service').map((o) => o.metadata.name ?? '');
       issues.push(src.issue(['traffic', i, 'service'], `no Service ${JSON.stringify(tr.service)} in namespace ${ns} among the manifests (Services: ${svcs.join(', ') || 'none'})${didYouMean(tr.service, svcs)}`));
+    } else if (target.spec?.type === 'ExternalName') {
+      // kube-proxy writes no rules for an ExternalName Service: it is a DNS CNAME, not a virtual IP.
+      issues.push(src.issue(['traffic', i, 'service'], `Service ${ns}/${tr.service} is type ExternalName (a DNS alias, no cluster IP): kube-proxy routes nothing to it, so traffic to it is not simulated`));
+    } else if (target.spec?.clusterIP === 'None') {
+      // Headless: clients resolve the pod IPs through DNS and connect to them directly; no Service rules.
+      issues.push(src.issue(['traffic', i, 'service'], `Service ${ns}/${tr.service} is headless (clusterIP: None): clients reach its pods directly through DNS, not through kube-proxy, which is not simulated`));
     }
+    // Sources are named by id (default traffic[i]) in results and in expect.traffic.source: one name, one source.
+    const id = tr.id ?? `traffic[${i}]`;
+    const first = seenTrafficIds.get(id);
+    if (first !== undefined) issues.push(src.issue(['traffic', i, ...(tr.id !== undefined ? ['id'] : [])], `duplicate traffic source id ${JSON.stringify(id)} (also traffic[${first}], line ${src.locate(['traffic', first]).line})`));
+    else seenTrafficIds.set(id, i);
+    if (tr.timeout !== undefined && tr.timeout <= 0) issues.push(src.issue(['traffic', i, 'timeout'], 'timeout must be positive (every request would time out at once)'));
     (tr.fromNodes ?? []).forEach((n, j) => {
       if (!nodes.includes(n)) issues.push(src.issue(['traffic', i, 'fromNodes', j], `no node ${JSON.stringify(n)} (nodes: ${nodes.join(', ')})${didYouMean(n, nodes)}`));
     });
@@ -567,6 +581,10 @@ export function compileScenario(sc: LoadedScenario, opts: PlanOptions = {}): Run
     const at: (string | number)[] = Array.isArray(tes) ? ['expect', 'traffic', i] : ['expect', 'traffic'];
     if ((doc.traffic ?? []).length === 0) issues.push(src.issue(at, 'expect.traffic needs a traffic: section'));
     else if (te.source !== undefined && !trafficIds.includes(te.source)) issues.push(src.issue([...at, 'source'], `no traffic source ${JSON.stringify(te.source)} (sources: ${trafficIds.join(', ')})`));
+    for (const k of ['failed', 'served', 'refused', 'reset', 'timedOut'] as const) {
+      const b = te[k];
+      if (b?.min !== undefined && b.max !== undefined && b.min > b.max) issues.push(src.issue([...at, k], `min ${b.min} is greater than max ${b.max}: no run can meet it`));
+    }
   }
 
   // ---- expectations -------------------------------------------------------------------------------

@@ -22,6 +22,7 @@
  */
 import { APP_ANNOTATIONS, DEFAULT_APP_BEHAVIOR, type AppBehavior, type Prng, type TraceRecord, US_PER_SECOND, deriveStream, parseAppAnnotations, sampleUs } from '@podsim/api';
 import type { TraceModel } from '../checkers/model.js';
+import { proxyViews, type ViewPoint } from './proxyViews.js';
 import type { TrafficExpectSpec, TrafficSourceSpec } from '../scenario/schema.js';
 
 /** Client-side window in which a request written on a connection the server is closing fails (µs). */
@@ -85,13 +86,6 @@ export interface TrafficReport {
   readonly unchecked: readonly string[];
 }
 
-interface ViewPoint {
-  readonly t: number;
-  /** null: the Service has no rules on this node. */
-  readonly targets: readonly (readonly [string, string])[] | null;
-  readonly reject: boolean;
-}
-
 interface Net {
   readonly podUid: string;
   readonly pod: string;
@@ -103,7 +97,7 @@ interface Net {
 /** What the trace says, indexed for per-request lookups. */
 class TrafficWorld {
   /** node → service key → applied view changes in time order. */
-  readonly views = new Map<string, Map<string, ViewPoint[]>>();
+  readonly views: Map<string, Map<string, ViewPoint[]>>;
   /** pod IP → network lifetimes in time order. */
   readonly nets = new Map<string, Net[]>();
   readonly podName = new Map<string, string>();
@@ -112,17 +106,9 @@ class TrafficWorld {
     records: readonly TraceRecord[],
     readonly model: TraceModel,
   ) {
+    this.views = proxyViews(records);
     for (const r of records) {
-      if (r.kind === 'proxy.sync') {
-        const d = r.data as { node: string; services: Record<string, { targets: [string, string][]; reject: boolean } | null> };
-        let m = this.views.get(d.node);
-        if (!m) this.views.set(d.node, (m = new Map()));
-        for (const [k, v] of Object.entries(d.services ?? {})) {
-          let l = m.get(k);
-          if (!l) m.set(k, (l = []));
-          l.push({ t: r.t, targets: v ? v.targets : null, reject: v ? v.reject : false });
-        }
-      } else if (r.kind === 'cri.network') {
+      if (r.kind === 'cri.network') {
         const d = r.data as { podUid: string; pod: string; ip: string; up: boolean; annotations?: Record<string, string> };
         let l = this.nets.get(d.ip);
         if (!l) this.nets.set(d.ip, (l = []));
@@ -347,23 +333,22 @@ function exposureWindows(w: TrafficWorld, svcKeys: ReadonlySet<string>, fails: R
   for (const [node, m] of w.views) {
     for (const [svc, points] of m) {
       if (!svcKeys.has(svc)) continue;
-      let prev = new Set<string>();
       for (const p of points) {
-        const cur = new Set((p.targets ?? []).map((x) => x[1]));
-        for (const uid of prev) if (!cur.has(uid)) (removed.get(uid) ?? removed.set(uid, {}).get(uid)!)[node] = p.t;
+        for (const uid of p.removed) (removed.get(uid) ?? removed.set(uid, {}).get(uid)!)[node] = p.t;
         // A pod back in the rules (not yet removed for good) has no removal time on this node.
-        for (const uid of cur) {
+        for (const uid of p.added) {
           const r = removed.get(uid);
           if (r) delete r[node];
         }
-        prev = cur;
       }
     }
   }
+  // Each pod's first network (in IP, then time order), whose app behaviour is the pod's.
+  const firstNet = new Map<string, Net>();
+  for (const l of w.nets.values()) for (const n of l) if (!firstNet.has(n.podUid)) firstNet.set(n.podUid, n);
   const out: ExposureWindow[] = [];
   for (const [uid, perNode] of removed) {
-    const nets = [...w.nets.values()].flat().filter((n) => n.podUid === uid);
-    const app = nets[0]?.app ?? DEFAULT_APP_BEHAVIOR;
+    const app = firstNet.get(uid)?.app ?? DEFAULT_APP_BEHAVIOR;
     const closeAt = w.listener(uid, app, Infinity).closeAt;
     const lastRemoval = Math.max(...Object.values(perNode));
     const pod = w.podName.get(uid) ?? uid;

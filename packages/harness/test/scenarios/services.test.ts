@@ -9,6 +9,7 @@ import test from 'ava';
 import type { TraceRecord } from '@podsim/api';
 import { TraceModel } from '../../src/checkers/model.js';
 import { TRAFFIC_INVARIANTS } from '../../src/checkers/trafficInvariants.js';
+import { proxyViews } from '../../src/traffic/proxyViews.js';
 import { runText, S, stepTimes, why } from './helpers.js';
 
 const E06 = `kind: Scenario
@@ -70,7 +71,10 @@ test('E06: Endpoints drops the pod at DELETE; its slice keeps ready=false servin
   t.is(conds.at(-1)!.ep, undefined, 'the endpoint leaves the slice once the pod is DELETED');
   // kube-proxy on both nodes: out of the rules within ε_p = 1.5 s of the DELETE.
   for (const node of ['node-a', 'node-b']) {
-    const out = model.records.find((r) => r.kind === 'proxy.sync' && r.actor === `kube-proxy/${node}` && r.t > del && (r.data as { services: Record<string, { targets: [string, string][] } | null> }).services['default/s']?.targets.every((x) => x[1] !== uid));
+    const out = proxyViews(model.records)
+      .get(node)
+      ?.get('default/s')
+      ?.find((p) => p.t > del && p.targets !== null && p.targets.every((x) => x[1] !== uid));
     t.truthy(out, node);
     t.true(out!.t - del <= 1.5 * S, `${node}: ${(out!.t - del) / S} s`);
   }
@@ -178,4 +182,52 @@ spec: { selector: { app: web }, ports: [{ port: 80 }] }
     ].sort(),
   );
   t.true(report.expectations.every((e) => /nothing was checked/.test(e.actual)), JSON.stringify(report.expectations));
+});
+
+test('bug: traffic sources with a duplicate id, timeout 0s, an expect bound with min > max, and a headless or ExternalName target were accepted (the last ran as NO_RULES); each is now refused at load with file:line', async (t) => {
+  const { loadScenarioText } = await import('../../src/scenario/load.js');
+  const { compileScenario } = await import('../../src/scenario/compile.js');
+  const { ScenarioError, formatIssue } = await import('../../src/scenario/source.js');
+  const text = `kind: Scenario
+cluster:
+  nodes: [{ name: node-1 }]
+traffic:
+  - { id: a, service: web, rate: 10 }
+  - { id: a, service: web, rate: 10, timeout: 0s }
+  - { service: hl, rate: 10 }
+  - { service: ext, rate: 10 }
+steps:
+  - apply: all
+expect:
+  traffic: { failed: { min: 5, max: 1 } }
+---
+apiVersion: v1
+kind: Service
+metadata: { name: web }
+spec: { selector: { app: web }, ports: [{ port: 80 }] }
+---
+apiVersion: v1
+kind: Service
+metadata: { name: hl }
+spec: { clusterIP: None, selector: { app: web }, ports: [{ port: 80 }] }
+---
+apiVersion: v1
+kind: Service
+metadata: { name: ext }
+spec: { type: ExternalName, externalName: example.com }
+`;
+  const err = t.throws(() => compileScenario(loadScenarioText('bad.yaml', text)));
+  t.true(err instanceof ScenarioError);
+  const lines = (err as InstanceType<typeof ScenarioError>).issues.map(formatIssue).join('\n');
+  t.regex(lines, /bad\.yaml:6:\d+: traffic\[1\]\.id: duplicate traffic source id "a" \(also traffic\[0\], line 5\)/);
+  t.regex(lines, /bad\.yaml:6:\d+: traffic\[1\]\.timeout: timeout must be positive/);
+  t.regex(lines, /bad\.yaml:7:\d+: traffic\[2\]\.service: Service default\/hl is headless/);
+  t.regex(lines, /bad\.yaml:8:\d+: traffic\[3\]\.service: Service default\/ext is type ExternalName/);
+  t.regex(lines, /bad\.yaml:12:\d+: expect\.traffic\.failed: min 5 is greater than max 1/);
+  // The fixed file loads.
+  const fixed = text
+    .replace('{ id: a, service: web, rate: 10, timeout: 0s }', '{ id: b, service: web, rate: 10, timeout: 1s }')
+    .replace('  - { service: hl, rate: 10 }\n  - { service: ext, rate: 10 }\n', '')
+    .replace('min: 5, max: 1', 'min: 0, max: 1');
+  t.notThrows(() => compileScenario(loadScenarioText('ok.yaml', fixed)));
 });

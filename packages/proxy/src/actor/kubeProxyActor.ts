@@ -7,7 +7,8 @@
  * IPVS `--ipvs-min-sync-period` 0 (immediate), `--ipvs-sync-period` 30 s periodic. A sync takes
  * `syncBaseUs + syncPerRuleUs × rules` virtual µs (the full `iptables-restore`; IPVS syncs are
  * cheaper per rule by default) and its rules become effective when it ends, traced as one
- * `proxy.sync` record with the Services whose applied view changed — what routes this node's
+ * `proxy.sync` record with the Services whose applied view changed (the full target list on the
+ * proxier's first view of a Service, else what was added and removed: `TracedView`) — what routes this node's
  * new connections (harness/src/traffic). The first sync runs once both informers have synced
  * (`isInitialized`). Client: kube-proxy's own, no QPS limit modelled (it only lists and watches).
  */
@@ -15,7 +16,7 @@ import type { Actor, EndpointSlice, Service } from '@podsim/api';
 import { seconds } from '@podsim/api';
 import { shellActor, type ApiConnectionConfig } from '@podsim/controllers/actor/shell';
 import { BoundedFrequencyRunner, type BfrDecision } from '../boundedFrequencyRunner.js';
-import { Proxier, syncDurationUs } from '../proxier.js';
+import { Proxier, type TracedView, syncDurationUs, tracedView } from '../proxier.js';
 
 export type ProxyMode = 'iptables' | 'ipvs';
 
@@ -101,14 +102,17 @@ export function createActor(_id: string, config: unknown): Actor & { state: Kube
       };
       const startSync = () => {
         const startUs = env.now;
+        const tracing = env.tracing('proxy.sync');
+        // The views before the sync, for the traced deltas.
+        const prevs = tracing ? new Map([...proxier.dirtyKeys()].map((k) => [k, proxier.view(k)])) : undefined;
         const changes = proxier.syncProxyRules();
         const durationUs = syncDurationUs(proxier.ruleCount, cfg.syncBaseUs, cfg.syncPerRuleUs);
         const rules = proxier.ruleCount;
         env.after(durationUs, () => {
           state.syncs++;
-          if (env.tracing('proxy.sync')) {
-            const services: Record<string, unknown> = {};
-            for (const [k, v] of changes) services[k] = v ? { clusterIP: v.clusterIP, targets: v.targets.map((t) => [t.ip, t.podUid]), reject: v.reject } : null;
+          if (tracing) {
+            const services: Record<string, TracedView | null> = {};
+            for (const [k, v] of changes) services[k] = v ? tracedView(prevs!.get(k), v) : null;
             env.trace('proxy.sync', `syncProxyRules #${state.syncs} ${(durationUs / 1000).toFixed(1)}ms ${rules} rules, ${changes.size} service(s) changed`, {
               node: cfg.nodeName,
               mode: cfg.mode,
