@@ -182,7 +182,7 @@ function addCommon(c: Command): Command {
     .option('--events', 'keep kubelet Events on (default off)')
     .option('--network-us <µs>', 'one-way minimum latency kubelet ↔ apiserver, µs, at most 1000000 (control plane ↔ apiserver: half; kubelet ↔ runtime: 100)', networkUs, BENCH_NETWORK_US)
     .option('--raw-messages <n>', 'messages per side in the raw transport measurement', positiveInt('--raw-messages'), 200_000)
-    .option('--estimate-kb-per-pod <kb>', `memory per pod the up-front size check assumes, KB (default ${BENCH_BYTES_PER_POD / 1024}, docs/benchmarks.md; lower it to a figure a storm of this build measured)`, positiveNumber('--estimate-kb-per-pod'), BENCH_BYTES_PER_POD / 1024)
+    .option('--estimate-kb-per-pod <kb>', "memory per pod the up-front size check assumes, KB (docs/benchmarks.md; lower it to a figure a storm of this build measured)", positiveNumber('--estimate-kb-per-pod'), BENCH_BYTES_PER_POD / 1024)
     .option('--json', 'print ONE JSON line instead of the table');
 }
 
