@@ -32,6 +32,8 @@ test('single placement: ceilingRatio = deletions per wall s ÷ (raw rate ÷ dele
   t.true(f.deleteMessagesPerPod * f.deleted < f.messages, `${f.deleteMessagesPerPod} × ${f.deleted} ≥ ${f.messages} messages of the whole run`);
   t.true(f.rawTransportMsgsPerSec > 0);
   t.true(near(f.ceilingDeletionsPerWallSecond, f.rawTransportMsgsPerSec / f.deleteMessagesPerPod, 0.01), `ceiling ${f.ceilingDeletionsPerWallSecond}`);
+  // Issue #19's name for the same figure.
+  t.is(f.transportCeilingDeletionsPerSec, f.ceilingDeletionsPerWallSecond);
   t.true(f.ceilingRatio > 0);
   // From deleted ÷ deleteWallSeconds, not the rounded deletionsPerWallSecond (40 pods in 2 s round by 1 %).
   const rate = f.deleted / f.deleteWallSeconds;
@@ -39,6 +41,7 @@ test('single placement: ceilingRatio = deletions per wall s ÷ (raw rate ÷ dele
   t.false('engineToRawRatio' in f, 'the in-thread-work ÷ two-thread-port ratio is gone');
   t.false('crossThreadRatio' in f, 'one host thread: no message crosses a thread');
   t.is(f.remoteMessages, 0);
+  t.is(f.remoteBatches, 0, 'one thread: no hand-off');
 });
 
 test('nodes:2: the cross-thread ratio is the deletion phase\'s cross-thread messages per wall s ÷ the raw rate', async (t) => {
@@ -47,6 +50,10 @@ test('nodes:2: the cross-thread ratio is the deletion phase\'s cross-thread mess
   t.is(f.hostThreads, 2);
   t.is(f.deleted, 20);
   t.true(f.remoteMessages > 0);
+  // The hand-offs: every cross-thread message travels in some batch, a batch holds at least one.
+  t.true(f.remoteBatches > 0 && f.remoteBatches <= f.remoteMessages, `${f.remoteBatches} batches, ${f.remoteMessages} messages`);
+  t.true(Math.abs(f.remoteBatchesPerWindow - f.remoteBatches / f.windows) <= 0.005, `${f.remoteBatchesPerWindow} per window`);
+  t.true(f.hostWaitSeconds >= 0);
   t.true(typeof f.crossThreadRatio === 'number' && f.crossThreadRatio > 0, `crossThreadRatio ${String(f.crossThreadRatio)}`);
   // Under nodes:N each kubelet and its runtime share a thread, so the CRI traffic never crosses:
   // the cross-thread rate is well below all of the deletion phase's messages over the raw rate.

@@ -10,8 +10,9 @@
  * the producer publishes `tail` after writing (so a consumer that sees the new tail sees the
  * bytes, I1 in syncBoard.ts), the consumer publishes `head` after copying out. A batch that does
  * not fit (ring full, or larger than half the ring) is refused: the caller posts it on the
- * MessagePort instead. The order in which a host takes its batches does not matter (every one
- * is queued by its event key), only that it takes every announced one.
+ * MessagePort instead, so a later batch in the ring can be taken before an earlier one on the
+ * port: the receiving shell restores the stream's order by the batches' sequence numbers
+ * (batch.ts BatchEncoder) and takes every announced one.
  */
 
 const WRAP = 0xffffffff;

@@ -10,6 +10,9 @@
  * 3. writes one msgpackr batch per destination host (its shared ring, or its port if the batch
  *    does not fit), then raises the counts (I1), publishes Q, S, M and arrives (reading
  *    EXPECTED first, I4) — and coordinates the next round if last.
+ * Each ordered pair of hosts is one batch stream (batch.ts BatchEncoder): a record shape is
+ * written once per stream, so batches are decoded in the order they were sent — a batch that
+ * came early (ring and port can overtake each other) waits in {@link HostShell.early}.
  * Hosts with nothing below their bound are not woken. Every wait is a loop of bounded slices
  * that re-checks its condition (I6); waiting for a window is not a failure (I7). A failure
  * raises the board's abort flag so no peer waits for a host that will not come.
@@ -21,7 +24,7 @@ import { NEVER, type ActorFactory, type Fault, type RunFailure } from '@podsim/a
 import type { HostControl, HostHeapStatistics, HostInit, HostMetrics, SegmentResult, TraceChunk, WireEnvelope } from '@podsim/api/protocol/control';
 import { HostCore, SimulationError } from './hostCore.js';
 import { CMD_RUN, STATE_DRAIN, STATE_OUT, STATE_RUN, STATE_SYNC, SyncBoard, type WaitOutcome } from './syncBoard.js';
-import { decodeBatch, encodeBatch } from './batch.js';
+import { BatchDecoder, BatchEncoder, batchSeq } from './batch.js';
 import { Chaos, type ChaosConfig } from './chaos.js';
 import { BatchRings } from './batchRing.js';
 import { formatVirtual } from './liveness.js';
@@ -98,6 +101,15 @@ export class HostShell implements HostControl {
   private backUs: number[] = [];
   private mailboxOut: WireEnvelope[] = [];
   private recv: number[] = [];
+  /** One batch stream per peer: the encoder towards it, the decoder of what it sends. */
+  private encoders: BatchEncoder[] = [];
+  private decoders: BatchDecoder[] = [];
+  /**
+   * Batches taken before their turn, per peer, by sequence number: a batch too big for its ring
+   * goes over the port, and the next one, back in the ring, can be taken first (or be taken
+   * before it is announced).
+   */
+  private early: Array<Map<number, Uint8Array>> = [];
   private failure: RunFailure | undefined;
   /**
    * Called at every synchronisation point (undefined = nothing): the chaos option's noise in
@@ -134,6 +146,9 @@ export class HostShell implements HostControl {
     this.outMin = new Array<number>(this.n).fill(NEVER);
     this.backUs = Array.from({ length: this.n }, (_, d) => (d === this.h ? NEVER : cfg.windowUs[d * this.n + this.h]));
     this.recv = new Array<number>(this.n).fill(0);
+    this.encoders = Array.from({ length: this.n }, () => new BatchEncoder());
+    this.decoders = Array.from({ length: this.n }, () => new BatchDecoder());
+    this.early = Array.from({ length: this.n }, () => new Map<number, Uint8Array>());
     const local = await Promise.all(
       cfg.local.map(async (s) => ({ id: s.id, factory: await loadFactory(s.module, s.exportName), config: s.config })),
     );
@@ -339,7 +354,7 @@ export class HostShell implements HostControl {
     for (let d = 0; d < this.n; d++) {
       const envs = this.out[d];
       if (envs.length > 0) {
-        const bytes = encodeBatch(envs);
+        const bytes = this.encoders[d].encode(envs);
         this.transport.post(d, bytes);
         this.point?.();
         board.addSent(this.h, d);
@@ -363,8 +378,12 @@ export class HostShell implements HostControl {
       const expected = this.board.sent(p, this.h);
       let spins = 0;
       let since = 0;
+      const early = this.early[p];
       while (this.recv[p] < expected) {
-        const bytes = this.transport.take(p);
+        const want = this.recv[p] + 1;
+        let bytes = early.get(want);
+        if (bytes !== undefined) early.delete(want);
+        else bytes = this.transport.take(p);
         if (bytes === undefined) {
           // I1 says this cannot happen (posted before announced); stay bounded anyway, and let
           // the main thread see what this host waits for.
@@ -383,7 +402,13 @@ export class HostShell implements HostControl {
           spins = 0;
           since = 0;
         }
-        this.core.deliverRemote(decodeBatch(bytes));
+        const seq = batchSeq(bytes);
+        if (seq !== want) {
+          // Sent after the one this stream needs next: keep it for its turn.
+          early.set(seq, bytes);
+          continue;
+        }
+        this.core.deliverRemote(this.decoders[p].decode(bytes));
         this.recv[p]++;
         this.point?.();
       }

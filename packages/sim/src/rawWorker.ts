@@ -1,7 +1,7 @@
 /**
  * One side of the raw transport measurement (`rawTransport.ts`): two of these threads exchange
  * envelopes in batches over one MessagePort, both directions at once, with the engine's own
- * batch codec (encodeBatch/decodeBatch) and the engine's own way of waiting: batches are taken
+ * batch codec (one BatchEncoder/BatchDecoder stream per direction, as between two hosts) and the engine's own way of waiting: batches are taken
  * with receiveMessageOnPort, and a thread with nothing to do spins on a doorbell word in a
  * SharedArrayBuffer, then sleeps in Atomics.wait (the peer rings after posting or consuming).
  * Credit: at most `inFlight` unconsumed batches per direction. No windows, no actors: the
@@ -9,13 +9,15 @@
  */
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import type { WireEnvelope } from '@podsim/api/protocol/control';
-import { decodeBatch, encodeBatch } from './batch.js';
+import { BatchDecoder, BatchEncoder } from './batch.js';
 import type { RawBody, RawJob } from './rawTransport.js';
 
 const job = workerData as RawJob;
 const w = new Int32Array(job.sab);
 const me = job.side;
 const other = 1 - me;
+const encoder = new BatchEncoder();
+const decoder = new BatchDecoder();
 const DOOR = 0;
 const SLEEP = 2;
 const CONSUMED = 4;
@@ -45,7 +47,7 @@ parentPort!.once('message', () => {
         // The decoded envelope's shape (p and i present), as in the engine.
         envs.push({ f: me, t: other, s: sent, a: sent + 100, q: sent, b: body(sent), r: sent, fi: 1, u: undefined, p: undefined, i: undefined });
       }
-      const bytes = encodeBatch(envs);
+      const bytes = encoder.encode(envs);
       job.port.postMessage(bytes, [bytes.buffer as ArrayBuffer]);
       batches++;
       ring(other);
@@ -54,7 +56,7 @@ parentPort!.once('message', () => {
     for (;;) {
       const m = receiveMessageOnPort(job.port);
       if (!m) break;
-      const envs = decodeBatch(m.message as Uint8Array);
+      const envs = decoder.decode(m.message as Uint8Array);
       for (const e of envs) check += (e.b as RawBody).resourceVersion & 1;
       received += envs.length;
       Atomics.add(w, CONSUMED + me, 1);

@@ -36,6 +36,21 @@ test('regression: workload 16, shards:3, scheduler 2 — one coordinator per rou
   t.is((await runInterleaved(w, 'shards:3', 2, { preempt: 0.3, depth: 2 })).digest, localDigest(w));
 });
 
+// Each host pair is one batch stream whose record shapes are written once (batch.ts
+// BatchEncoder), so the receiver must decode in send order; a big batch over the port can be
+// overtaken by the next one in the ring. Taking the newest queued batch first half of the time,
+// the drain must still decode in order (without its reordering the first overtaken batch
+// fails, e.g. "batch stream: got batch 7, expected batch 6").
+test('batches taken out of order (ring overtakes port) are decoded in stream order: same digest', async (t) => {
+  for (let seed = 1; seed <= 12; seed++) {
+    const w = workload(seed);
+    for (const p of ['per-actor', 'shards:3'] as Placement[]) {
+      const r = await runInterleaved(w, p, seed, { preempt: 0.5, depth: 2, overtake: 0.5 });
+      t.is(r.digest, localDigest(w), `workload ${seed}, ${p}`);
+    }
+  }
+});
+
 test('windowBound: B_h = min(limit, min over the other hosts of V_q + C[q][h]); h’s own events do not bound it', (t) => {
   // Three hosts; C from a chain 0 → 1 (100 µs), 1 → 2 (30 µs), everything else 500 µs.
   const C = [

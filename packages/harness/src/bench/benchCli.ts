@@ -65,13 +65,19 @@ function parseSizes(v: string): number[] {
 export const BENCH_BASE_BYTES = 300 * 2 ** 20;
 export const BENCH_BYTES_PER_POD = 70 * 2 ** 10;
 
-/** Why a bench of `nodes` nodes and (at most) `pods` pods at once cannot run here, or undefined if it can. */
-export function benchSizeProblem(nodes: number, pods: number, memoryBytes = totalmem()): string | undefined {
+/**
+ * Why a bench of `nodes` nodes and (at most) `pods` pods at once cannot run here, or undefined if
+ * it can. `bytesPerPod` is the estimate per pod (default {@link BENCH_BYTES_PER_POD}; the
+ * `--estimate-kb-per-pod` flag, for a build whose storms measured less: a 500k-pod size in
+ * `bench scale` fits 24 GiB only below ~49 KB per pod).
+ */
+export function benchSizeProblem(nodes: number, pods: number, memoryBytes = totalmem(), bytesPerPod = BENCH_BYTES_PER_POD): string | undefined {
   if (nodes > MAX_NODE_CIDRS) return `${int(nodes)} nodes: at most ${int(MAX_NODE_CIDRS)} (the node pod CIDRs the cluster CIDR ${CLUSTER_CIDR} holds)`;
-  const need = BENCH_BASE_BYTES + pods * BENCH_BYTES_PER_POD;
+  const need = BENCH_BASE_BYTES + pods * bytesPerPod;
   if (need > memoryBytes) {
-    const max = Math.floor((memoryBytes - BENCH_BASE_BYTES) / BENCH_BYTES_PER_POD);
-    return `${int(pods)} pods would need about ${gib(need)} of memory (${BENCH_BYTES_PER_POD / 1024} KB per pod, docs/benchmarks.md) and this machine has ${gib(memoryBytes)}: at most ${int(Math.max(0, max))} pods here`;
+    const max = Math.floor((memoryBytes - BENCH_BASE_BYTES) / bytesPerPod);
+    const source = bytesPerPod === BENCH_BYTES_PER_POD ? 'docs/benchmarks.md; --estimate-kb-per-pod to use a figure you measured' : '--estimate-kb-per-pod';
+    return `${int(pods)} pods would need about ${gib(need)} of memory (${+(bytesPerPod / 1024).toFixed(1)} KB per pod, ${source}) and this machine has ${gib(memoryBytes)}: at most ${int(Math.max(0, max))} pods here`;
   }
   return undefined;
 }
@@ -163,6 +169,8 @@ interface CommonFlags {
   events?: boolean;
   rawMessages: number;
   networkUs: number;
+  /** KB per pod the up-front memory check assumes (benchSizeProblem). */
+  estimateKbPerPod: number;
 }
 
 function addCommon(c: Command): Command {
@@ -174,6 +182,7 @@ function addCommon(c: Command): Command {
     .option('--events', 'keep kubelet Events on (default off)')
     .option('--network-us <µs>', 'one-way minimum latency kubelet ↔ apiserver, µs, at most 1000000 (control plane ↔ apiserver: half; kubelet ↔ runtime: 100)', networkUs, BENCH_NETWORK_US)
     .option('--raw-messages <n>', 'messages per side in the raw transport measurement', positiveInt('--raw-messages'), 200_000)
+    .option('--estimate-kb-per-pod <kb>', "memory per pod the up-front size check assumes, KB (docs/benchmarks.md; lower it to a figure a storm of this build measured)", positiveNumber('--estimate-kb-per-pod'), BENCH_BYTES_PER_POD / 1024)
     .option('--json', 'print ONE JSON line instead of the table');
 }
 
@@ -214,7 +223,7 @@ export function registerBenchCommands(program: Command, io: BenchIo, done: (code
       .option('--nodes <n>', 'nodes', positiveInt('--nodes'), 1000)
       .option('--pods-per-node <p>', 'pods per node', positiveInt('--pods-per-node'), 100),
   )).action(async (o: CommonFlags & { nodes: number; podsPerNode: number; report?: string }) => {
-    const problem = benchSizeProblem(o.nodes, o.nodes * o.podsPerNode);
+    const problem = benchSizeProblem(o.nodes, o.nodes * o.podsPerNode, totalmem(), o.estimateKbPerPod * 1024);
     if (problem) {
       io.err(`podsim bench storm: ${problem}`);
       return done(2);
@@ -234,7 +243,7 @@ export function registerBenchCommands(program: Command, io: BenchIo, done: (code
       .option('--lifetime <s>', 'virtual seconds a pod runs before its DELETE', positiveNumber('--lifetime'), 10),
   )).action(async (o: CommonFlags & { nodes: number; rate: number; duration: number; lifetime: number; report?: string }) => {
     // Pods live `lifetime` seconds (plus their deletion), so about rate × lifetime exist at once.
-    const problem = benchSizeProblem(o.nodes, Math.ceil(o.rate * Math.min(o.duration, o.lifetime + 30)));
+    const problem = benchSizeProblem(o.nodes, Math.ceil(o.rate * Math.min(o.duration, o.lifetime + 30)), totalmem(), o.estimateKbPerPod * 1024);
     if (problem) {
       io.err(`podsim bench churn: ${problem}`);
       return done(2);
@@ -259,7 +268,7 @@ export function registerBenchCommands(program: Command, io: BenchIo, done: (code
     bench
       .command('scale')
       .description('the storm at several sizes (each run in its own process, sizes interleaved and repeated): how the per-pod wall cost grows')
-      .option('--sizes <list>', 'pod counts (each rounded up to whole nodes)', parseSizes, [1_000, 10_000, 100_000, 150_000])
+      .option('--sizes <list>', 'pod counts, e.g. 10k,100k,150k,500k (each rounded up to whole nodes; a size the memory check refuses stops the command before any run)', parseSizes, [1_000, 10_000, 100_000, 150_000])
       .option('--pods-per-node <p>', 'pods per node (nodes = pods / this)', positiveInt('--pods-per-node'), 100)
       .option('--repeat <n>', 'runs per size, interleaved: ascending sizes, then descending, …', positiveInt('--repeat'), 3),
   ).action(async (o: CommonFlags & { sizes: number[]; podsPerNode: number; repeat: number }) => {
@@ -267,7 +276,7 @@ export function registerBenchCommands(program: Command, io: BenchIo, done: (code
     const sizes = [...new Set(o.sizes.map((p) => Math.max(1, Math.ceil(p / o.podsPerNode)) * o.podsPerNode))];
     const order = scaleOrder(sizes, o.repeat);
     for (const pods of sizes) {
-      const problem = benchSizeProblem(pods / o.podsPerNode, pods);
+      const problem = benchSizeProblem(pods / o.podsPerNode, pods, totalmem(), o.estimateKbPerPod * 1024);
       if (problem) {
         io.err(`podsim bench scale: --sizes ${int(pods)}: ${problem}`);
         return done(2);
@@ -283,6 +292,7 @@ export function registerBenchCommands(program: Command, io: BenchIo, done: (code
       if (o.events) args.push('--events');
       args.push('--network-us', String(o.networkUs));
       args.push('--raw-messages', String(o.rawMessages));
+      args.push('--estimate-kb-per-pod', String(o.estimateKbPerPod));
       const loadAvgAtStart = Number(loadavg()[0].toFixed(2));
       const f = await runChild(args);
       runs.push({ ...f, round, loadAvgAtStart });

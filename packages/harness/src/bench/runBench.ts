@@ -103,6 +103,15 @@ export interface BenchFigures {
   /** Engine messages sent in the deletion phase ÷ pods deleted. */
   readonly deleteMessagesPerPod: number;
   readonly windows: number;
+  /**
+   * Batches posted between host threads in the whole run (0 on `single`): the hand-offs. With
+   * `remoteBatchesPerWindow` (÷ windows) and `hostWaitSeconds` (wall seconds the host threads
+   * spent waiting at the window barrier, summed over hosts) they say whether a multi-thread
+   * placement is bound by its windows (many windows, little work each) or by its work.
+   */
+  readonly remoteBatches: number;
+  readonly remoteBatchesPerWindow: number;
+  readonly hostWaitSeconds: number;
   readonly hostThreads: number;
   /** `process.resourceUsage().maxRSS` of the whole process: host threads, main thread (checkers' model), fixed semi-spaces. */
   readonly peakRssBytes: number;
@@ -122,6 +131,8 @@ export interface BenchFigures {
   readonly rawTransportMsgsPerSec: number;
   /** rawTransportMsgsPerSec ÷ deleteMessagesPerPod: deletions per wall second the raw transport alone could carry. */
   readonly ceilingDeletionsPerWallSecond: number;
+  /** The same figure under the name issue #19 uses (ceilingDeletionsPerWallSecond is kept for older readers). */
+  readonly transportCeilingDeletionsPerSec: number;
   /** deletionsPerWallSecond ÷ ceilingDeletionsPerWallSecond (0 when the raw rate was not measured). */
   readonly ceilingRatio: number;
   /**
@@ -285,7 +296,8 @@ export async function runBenchPlan(plan: BenchPlan, opts: BenchRunOptions = {}):
   const deleted = result?.deleted ?? 0;
   const deleteVirtualUs = result?.lastDeletedUs !== undefined && result.deleteAtUs !== undefined ? result.lastDeletedUs - result.deleteAtUs : 0;
   const messages = m?.messages ?? 0;
-  const meanBatch = m && m.remoteMessages > 0 ? m.remoteMessages / Math.max(1, m.hosts.reduce((s, h) => s + h.batchesSent, 0)) : 64;
+  const remoteBatches = m?.hosts.reduce((sum, h) => sum + h.batchesSent, 0) ?? 0;
+  const meanBatch = m && m.remoteMessages > 0 ? m.remoteMessages / Math.max(1, remoteBatches) : 64;
   const raw = opts.skipRaw ? 0 : await measureRawTransport(meanBatch, opts.rawMessages);
   const messagesPerWallSecond = wallSeconds > 0 ? messages / wallSeconds : 0;
   const deletionsPerWallSecond = deleteWallSeconds > 0 ? deleted / deleteWallSeconds : 0;
@@ -339,6 +351,9 @@ export async function runBenchPlan(plan: BenchPlan, opts: BenchRunOptions = {}):
     remoteMessages: m?.remoteMessages ?? 0,
     deleteMessagesPerPod: round(deleteMessagesPerPod, 1),
     windows: m?.windows ?? 0,
+    remoteBatches,
+    remoteBatchesPerWindow: m && m.windows > 0 ? round(remoteBatches / m.windows, 2) : 0,
+    hostWaitSeconds: round((m?.hosts.reduce((sum, h) => sum + h.waitMs, 0) ?? 0) / 1000, 3),
     hostThreads,
     peakRssBytes,
     rssBytesPerPod: round(peakRssBytes / Math.max(1, plan.pods)),
@@ -352,6 +367,7 @@ export async function runBenchPlan(plan: BenchPlan, opts: BenchRunOptions = {}):
     checkWallSeconds: round(checkWallSeconds, 3),
     rawTransportMsgsPerSec: round(raw),
     ceilingDeletionsPerWallSecond: round(ceiling),
+    transportCeilingDeletionsPerSec: round(ceiling),
     ceilingRatio: ceiling > 0 ? round(deletionsPerWallSecond / ceiling, 4) : 0,
     ...(hostThreads > 1 ? { crossThreadRatio: round(crossThreadRatio, 4) } : {}),
     traceDigest: digest,

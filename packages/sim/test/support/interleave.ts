@@ -36,6 +36,12 @@ export interface InterleaveOptions {
   readonly depth: number;
   /** Segment targets before the final run to the end (pauses), virtual µs. */
   readonly pauses?: readonly number[];
+  /**
+   * Probability that a take returns the newest queued batch of a pair instead of the oldest, as
+   * when a batch too big for its ring went over the port and the next one, in the ring, is taken
+   * first (default 0: in order).
+   */
+  readonly overtake?: number;
 }
 
 export interface InterleaveResult {
@@ -56,6 +62,8 @@ export async function runInterleaved(w: Workload, placement: Placement, seed: nu
   const sab = new SharedArrayBuffer(SyncBoard.bytes(n));
   const board = new SyncBoard(sab, n);
   const queues: Uint8Array[][] = Array.from({ length: n * n }, () => []);
+  // Its own stream, so that overtake = 0 leaves the scheduler's draws (and pinned schedules) as they were.
+  const takeRandom = rng(seed + 0x5eed);
   const shells: HostShell[] = [];
   for (let h = 0; h < n; h++) {
     const s = new HostShell();
@@ -78,7 +86,11 @@ export async function runInterleaved(w: Workload, placement: Placement, seed: nu
       hostTimeoutMs: 1_000,
     };
     await s.init(init);
-    s.useTransport({ post: (d, bytes) => queues[h * n + d].push(bytes), take: (p) => queues[p * n + h].shift() });
+    const q = (p: number) => queues[p * n + h];
+    s.useTransport({
+      post: (d, bytes) => queues[h * n + d].push(bytes),
+      take: (p) => (q(p).length > 1 && takeRandom() < (opts.overtake ?? 0) ? q(p).pop() : q(p).shift()),
+    });
     shells.push(s);
   }
 
