@@ -93,7 +93,10 @@ import { Cacher, type WatchDelivery, type Watcher } from './watch/cacher.js';
 export interface ApiServerConfig {
   /** Events kept for watch-from-resourceVersion (410 Expired beyond). Default 10,000. */
   readonly historySize?: number;
-  /** Namespaces that exist at start. Default `['default', 'kube-node-lease', 'kube-system']`. */
+  /**
+   * Namespaces that exist at start. Default `['default', 'kube-node-lease', 'kube-system']`, then
+   * `kube-public` (see {@link ApiServer.bootstrap}).
+   */
   readonly namespaces?: readonly string[];
   /**
    * Virtual µs each request occupies the (single) request processor; 0 = answer instantly.
@@ -337,12 +340,20 @@ export class ApiServer {
     this.observer = observer;
   }
 
-  /** Creates the configured namespaces (call once, at start). */
-  bootstrap(rctx: RequestContext): void {
-    for (const ns of this.config.namespaces ?? ['default', 'kube-node-lease', 'kube-system']) {
-      const r = this.resources.get('namespaces')!.store.create(rctx, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+  /**
+   * Creates the configured namespaces (call once, at start), as the bootstrap controller's
+   * `createNamespaceIfNeeded` has them on a v1.22 cluster (SystemNamespaces: kube-system,
+   * kube-public, kube-node-lease, plus default). `kube-public` came later to podsim: it is
+   * created last, with its uid from `laterUuid` (a stream of its own) when given, so that it does
+   * not shift the uids and generated names of every later object.
+   */
+  bootstrap(rctx: RequestContext, laterUuid?: () => string): void {
+    const create = (ctx: RequestContext, ns: string) => {
+      const r = this.resources.get('namespaces')!.store.create(ctx, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
       if (isStatus(r)) throw new Error(`bootstrap namespace ${ns}: ${r.message}`);
-    }
+    };
+    for (const ns of this.config.namespaces ?? ['default', 'kube-node-lease', 'kube-system']) create(rctx, ns);
+    if (this.config.namespaces === undefined) create(laterUuid ? { ...rctx, uuid: laterUuid } : rctx, 'kube-public');
     this.outbox = [];
   }
 

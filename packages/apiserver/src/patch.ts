@@ -66,43 +66,55 @@ function getAt(doc: unknown, parts: string[]): { ok: boolean; value?: unknown } 
   return { ok: true, value: cur };
 }
 
-/** Applies one op in place on `doc` (a private copy). Returns an error text or undefined. */
+/**
+ * Applies one op in place on `doc` (a private copy). Returns an error text or undefined, worded
+ * as evanphx/json-patch v4 (`Patch.add` / `replace` / `remove` / `move` / `copy` / `test`, errors
+ * wrapped with `ErrMissing` "missing value", `ErrInvalidIndex`, `ErrTestFailed`), which the
+ * apiserver's jsonPatcher returns as the 422's message.
+ */
 function applyOp(root: { doc: unknown }, op: JsonPatchOp): string | undefined {
   const parts = parsePointer(op.path);
   if (!parts) return `invalid JSON pointer ${JSON.stringify(op.path)}`;
-  const setAt = (ps: string[], value: unknown, insert: boolean): string | undefined => {
+  /** `verb` names the operation in the message; `dest` marks move/copy's destination. */
+  const setAt = (ps: string[], value: unknown, insert: boolean, verb: string, dest = false): string | undefined => {
     if (ps.length === 0) {
       root.doc = value;
       return undefined;
     }
     const parent = getAt(root.doc, ps.slice(0, -1));
     const last = ps[ps.length - 1];
-    if (!parent.ok) return `doc is missing path: ${op.path}`;
+    const missingPath = () =>
+      dest ? `${verb} operation does not apply: doc is missing destination path: ${op.path}: missing value` : verb === 'add' ? `add operation does not apply: doc is missing path: "${op.path}": missing value` : `${verb} operation does not apply: doc is missing path: ${op.path}: missing value`;
+    if (!parent.ok) return missingPath();
     if (Array.isArray(parent.value)) {
       const arr = parent.value;
       const i = last === '-' ? arr.length : Number(last);
-      if (!(i >= 0 && i <= arr.length) || (!insert && i >= arr.length)) return `unable to access invalid index: ${last}`;
+      if (!(i >= 0 && i <= arr.length) || (!insert && i >= arr.length)) {
+        if (!insert) return `${verb} operation does not apply: doc is missing key: ${op.path}: missing value`;
+        return `unable to access invalid index: ${last}: invalid index referenced`;
+      }
       if (insert) arr.splice(i, 0, value);
       else arr[i] = value;
       return undefined;
     }
     if (isPlainObject(parent.value)) {
-      if (!insert && !(last in parent.value)) return `doc is missing key: ${op.path}`;
+      if (!insert && !(last in parent.value)) return `${verb} operation does not apply: doc is missing key: ${op.path}: missing value`;
       parent.value[last] = value;
       return undefined;
     }
-    return `doc is missing path: ${op.path}`;
+    return missingPath();
   };
-  const removeAt = (ps: string[]): { err?: string; value?: unknown } => {
+  const removeAt = (ps: string[], path: string): { err?: string; value?: unknown } => {
     if (ps.length === 0) return { err: 'cannot remove the whole document' };
     const parent = getAt(root.doc, ps.slice(0, -1));
     const last = ps[ps.length - 1];
-    if (parent.ok && Array.isArray(parent.value)) {
+    if (!parent.ok || !(Array.isArray(parent.value) || isPlainObject(parent.value))) return { err: `remove operation does not apply: doc is missing path: "${path}": missing value` };
+    if (Array.isArray(parent.value)) {
       const i = Number(last);
-      if (!(i >= 0 && i < parent.value.length)) return { err: `unable to remove nonexistent key: ${last}: missing value` };
+      if (!(i >= 0 && i < parent.value.length)) return { err: `unable to access invalid index: ${last}: invalid index referenced` };
       return { value: parent.value.splice(i, 1)[0] };
     }
-    if (parent.ok && isPlainObject(parent.value) && last in parent.value) {
+    if (last in parent.value) {
       const v = parent.value[last];
       delete parent.value[last];
       return { value: v };
@@ -111,11 +123,11 @@ function applyOp(root: { doc: unknown }, op: JsonPatchOp): string | undefined {
   };
   switch (op.op) {
     case 'add':
-      return setAt(parts, deepClone(op.value), true);
+      return setAt(parts, deepClone(op.value), true, 'add');
     case 'replace':
-      return setAt(parts, deepClone(op.value), false);
+      return setAt(parts, deepClone(op.value), false, 'replace');
     case 'remove':
-      return removeAt(parts).err;
+      return removeAt(parts, op.path).err;
     case 'test': {
       const got = getAt(root.doc, parts);
       if (!got.ok || JSON.stringify(got.value) !== JSON.stringify(op.value)) return `testing value ${op.path} failed: test failed`;
@@ -126,13 +138,13 @@ function applyOp(root: { doc: unknown }, op: JsonPatchOp): string | undefined {
       const from = parsePointer(op.from ?? '');
       if (!from) return `invalid JSON pointer ${JSON.stringify(op.from)}`;
       const src = getAt(root.doc, from);
-      if (!src.ok) return `doc is missing from path: ${op.from}`;
+      if (!src.ok) return `${op.op} operation does not apply: doc is missing from path: ${op.from}: missing value`;
       if (op.op === 'move') {
-        const r = removeAt(from);
+        const r = removeAt(from, op.from ?? '');
         if (r.err) return r.err;
-        return setAt(parts, r.value, true);
+        return setAt(parts, r.value, true, 'move', true);
       }
-      return setAt(parts, deepClone(src.value), true);
+      return setAt(parts, deepClone(src.value), true, 'copy', true);
     }
     default:
       return `Unexpected kind: ${String((op as { op: unknown }).op)}`;

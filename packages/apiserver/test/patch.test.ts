@@ -83,3 +83,19 @@ test('JSON patch (RFC 6902): add, replace, remove, test, move, copy; failures ar
   t.true(isPatchError(jsonPatch(pod, [{ op: 'remove', path: '/nope' }])));
   t.true(isPatchError(applyPatch('merge', pod, [1, 2])));
 });
+
+test("JSON patch failures are worded as evanphx/json-patch v4 words them (the 422's message kubectl prints)", (t) => {
+  const msg = (ops: unknown[]) => {
+    const r = jsonPatch(pod, ops);
+    return isPatchError(r) ? r.patchError : 'applied';
+  };
+  t.is(msg([{ op: 'replace', path: '/metadata/labels/zz', value: 'v' }]), 'replace operation does not apply: doc is missing key: /metadata/labels/zz: missing value');
+  t.is(msg([{ op: 'replace', path: '/spec/nope/x', value: 'v' }]), 'replace operation does not apply: doc is missing path: /spec/nope/x: missing value');
+  t.is(msg([{ op: 'add', path: '/spec/nope/x', value: 'v' }]), 'add operation does not apply: doc is missing path: "/spec/nope/x": missing value');
+  t.is(msg([{ op: 'add', path: '/spec/containers/5', value: {} }]), 'unable to access invalid index: 5: invalid index referenced');
+  t.is(msg([{ op: 'remove', path: '/metadata/labels/zz' }]), 'unable to remove nonexistent key: zz: missing value');
+  t.is(msg([{ op: 'remove', path: '/spec/nope/x' }]), 'remove operation does not apply: doc is missing path: "/spec/nope/x": missing value');
+  t.is(msg([{ op: 'move', from: '/metadata/labels/zz', path: '/metadata/labels/y' }]), 'move operation does not apply: doc is missing from path: /metadata/labels/zz: missing value');
+  t.is(msg([{ op: 'copy', from: '/metadata/labels/b', path: '/spec/nope/y' }]), 'copy operation does not apply: doc is missing destination path: /spec/nope/y: missing value');
+  t.is(msg([{ op: 'test', path: '/metadata/name', value: 'q' }]), 'testing value /metadata/name failed: test failed');
+});

@@ -351,3 +351,17 @@ test('server-side apply records managedFields per manager; a second manager chan
   t.true(owns('bob'));
   t.false(owns('alice'), 'the forced apply took .spec.replicas from alice');
 });
+
+test('item 7: kube-public exists at start, json-patch errors use json-patch v4\'s wording, kubectl cluster-info works', async (t) => {
+  const k = client(t);
+  const ns = await k.run(['get', 'ns', '-o', 'jsonpath={.items[*].metadata.name}']);
+  t.is(ns.code, 0, ns.stderr);
+  t.deepEqual(ns.stdout.trim().split(' ').sort(), ['default', 'kube-node-lease', 'kube-public', 'kube-system']);
+  t.is((await k.run(['apply', '-f', manifest('jp.json', pod('jp', { labels: { app: 'jp' } }))])).code, 0);
+  const bad = await k.run(['patch', 'pod', 'jp', '--type=json', '-p', '[{"op":"replace","path":"/metadata/labels/zz","value":"v"}]']);
+  t.is(bad.code, 1);
+  t.is(bad.stderr.trim(), 'The request is invalid: replace operation does not apply: doc is missing key: /metadata/labels/zz: missing value');
+  const info = await k.run(['cluster-info']);
+  t.is(info.code, 0, info.stderr);
+  t.regex(info.stdout, new RegExp(`^Kubernetes control plane is running at ${server.url.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}`, 'm'));
+});

@@ -188,7 +188,8 @@ export function createActor(_id: string, config: unknown): Actor {
       core = new ApiServer(cfg, ctx.epochUnixSeconds);
       eventIds = new IdGenerator(ctx.stream('event-uids'));
       core.onWrite(traceWrite);
-      core.bootstrap(requestContext(ctx, core, eventIds));
+      const bootstrapIds = new IdGenerator(ctx.stream('bootstrap-uids'));
+      core.bootstrap(requestContext(ctx, core, eventIds), () => bootstrapIds.uuid());
     },
     receive(ctx, env) {
       if (serviceTimeUs <= 0) {
