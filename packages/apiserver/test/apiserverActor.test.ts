@@ -71,9 +71,9 @@ test('api.write per storage write and api.request per request, with the conventi
   ]);
   const writes = tr.filter((r) => r.kind === 'api.write');
   // Bootstrap namespaces, then the pod's create and one graceful update; the second delete wrote nothing.
-  t.deepEqual(writes.map((w) => w.msg), ['ADDED namespaces default rv=2', 'ADDED namespaces kube-node-lease rv=3', 'ADDED namespaces kube-system rv=4', 'ADDED pods default/p rv=5', 'MODIFIED pods default/p rv=6']);
-  t.like(writes[4].data, { event: 'MODIFIED', resource: 'pods', namespace: 'default', name: 'p', rv: '6', deletionTimestamp: '2025-01-01T00:00:07Z', deletionGracePeriodSeconds: 7, phase: 'Pending', nodeName: 'node-1' });
-  t.is(typeof writes[4].data!.uid, 'string');
+  t.deepEqual(writes.map((w) => w.msg), ['ADDED namespaces default rv=2', 'ADDED namespaces kube-node-lease rv=3', 'ADDED namespaces kube-system rv=4', 'ADDED namespaces kube-public rv=5', 'ADDED pods default/p rv=6', 'MODIFIED pods default/p rv=7']);
+  t.like(writes[5].data, { event: 'MODIFIED', resource: 'pods', namespace: 'default', name: 'p', rv: '7', deletionTimestamp: '2025-01-01T00:00:07Z', deletionGracePeriodSeconds: 7, phase: 'Pending', nodeName: 'node-1' });
+  t.is(typeof writes[5].data!.uid, 'string');
   const reqs = tr.filter((r) => r.kind === 'api.request');
   t.deepEqual(reqs.map((r) => r.data), [
     { verb: 'create', resource: 'pods', namespace: 'default', name: 'p', code: 201, client: 'kubectl' },

@@ -137,7 +137,7 @@ test('name or generateName is required', (t) => {
   t.is(status(r).message, 'Pod "" is invalid: metadata.name: Required value: name or generateName is required');
 });
 
-test('creating in a missing namespace → 404 namespaces "x" not found; default, kube-node-lease and kube-system exist', (t) => {
+test('creating in a missing namespace → 404 namespaces "x" not found; default, kube-node-lease, kube-public and kube-system exist', (t) => {
   const h = new Harness();
   const r = h.req({ type: 'ApiCreate', resource: 'pods', namespace: 'nons', object: { metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'i' }] } } as Pod });
   t.is(r.code, 404);
@@ -147,6 +147,7 @@ test('creating in a missing namespace → 404 namespaces "x" not found; default,
   t.deepEqual(list.items.map((n) => [n.metadata.name, n.status?.phase, n.metadata.labels?.['kubernetes.io/metadata.name']]), [
     ['default', 'Active', 'default'],
     ['kube-node-lease', 'Active', 'kube-node-lease'],
+    ['kube-public', 'Active', 'kube-public'],
     ['kube-system', 'Active', 'kube-system'],
   ]);
   t.is(h.createPod('p', {}, {}, 'kube-system').metadata.namespace, 'kube-system');
