@@ -196,6 +196,11 @@ interface ContainerRec<T> {
   view: cri.Container | undefined;
 }
 
+/** A container record's fields that belong to a live process (signals, timers, waiters, ports): empty for a new or recovered record. */
+function noProcessState<T>(): Pick<ContainerRec<T>, 'termSignalledAt' | 'crashTimer' | 'termTimer' | 'stops' | 'execs' | 'hostPorts' | 'view'> {
+  return { termSignalledAt: undefined, crashTimer: undefined, termTimer: undefined, stops: new Set(), execs: new Set(), hostPorts: [], view: undefined };
+}
+
 /**
  * What containerd keeps on disk across a reboot (its bolt metadata, the CRI plugin's status
  * checkpoints, the image store, host-local IPAM's last reserved address): the previous
@@ -388,18 +393,9 @@ export class CriRuntime<T> {
         reason: lost ? REASON_UNKNOWN : old.reason,
         startupUs: old.startupUs,
         unhealthyAtUs: old.unhealthyAtUs,
-        termSignalledAt: undefined,
-        crashTimer: undefined,
-        termTimer: undefined,
-        stops: new Set(),
-        execs: new Set(),
-        hostPorts: [],
-        view: undefined,
+        ...noProcessState(),
       };
-      this.containers.set(c.id, c);
-      indexAdd(this.containersByPod, c.config.labels[POD_UID_LABEL], c);
-      sandbox.containers.add(c.id);
-      this.names.set(c.name, c.id);
+      this.registerContainer(c, sandbox);
       this.traceProc('cri.recover', c, `recovered ${c.state}${lost ? ` ${EXIT_UNKNOWN} (${REASON_UNKNOWN})` : ''}`, { state: c.state, exitCode: c.exitCode, reason: c.reason, lost });
     }
   }
@@ -561,6 +557,14 @@ export class CriRuntime<T> {
    * StopPodSandbox / RemovePodSandbox); after it, connections to the IP time out. The up record
    * carries the pod's app behaviour annotations (what the traffic model serves with).
    */
+  /** Enters a container record in the maps (by id, by pod, its sandbox's set, its reserved name). */
+  private registerContainer(c: ContainerRec<T>, sandbox: SandboxRec): void {
+    this.containers.set(c.id, c);
+    indexAdd(this.containersByPod, c.config.labels[POD_UID_LABEL], c);
+    sandbox.containers.add(c.id);
+    this.names.set(c.name, c.id);
+  }
+
   private traceNetwork(s: SandboxRec, up: boolean): void {
     if (!this.h.tracing('cri.network')) return;
     const m = s.config.metadata;
@@ -646,18 +650,9 @@ export class CriRuntime<T> {
       reason: '',
       startupUs: 0,
       unhealthyAtUs: NEVER,
-      termSignalledAt: undefined,
-      crashTimer: undefined,
-      termTimer: undefined,
-      stops: new Set(),
-      execs: new Set(),
-      hostPorts: [],
-      view: undefined,
+      ...noProcessState(),
     };
-    this.containers.set(c.id, c);
-    indexAdd(this.containersByPod, c.config.labels[POD_UID_LABEL], c);
-    s.containers.add(c.id);
-    this.names.set(name, c.id);
+    this.registerContainer(c, s);
     this.finish(p, { type: 'CreateContainerResult', containerId: c.id });
   }
 
