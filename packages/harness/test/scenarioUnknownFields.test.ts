@@ -106,3 +106,27 @@ test('the same manifests without the typos load (apiVersion / kind of a claim te
   const r = await cli(['validate', file('fixed.yaml', fixed)]);
   t.is(r.code, EXIT_OK, r.err);
 });
+
+test('bug: a nested List or a typed PodList said "missing required field name" and hid the typos; lists are flattened as kubectl does', async (t) => {
+  const text = `kind: Scenario
+cluster: {nodes: [{name: w1}]}
+steps: [{apply: all}]
+---
+apiVersion: v1
+kind: List
+items:
+  - apiVersion: v1
+    kind: List
+    items:
+      - { apiVersion: v1, kind: Service, metadata: { name: s }, spec: { slector: { a: b }, ports: [{ port: 80 }] } }
+  - apiVersion: v1
+    kind: PodList
+    items:
+      - { apiVersion: v1, kind: Pod, metadata: { name: p }, spec: { containers: [{ name: app, image: nginx, imagee: x }] } }
+`;
+  const r = await cli(['validate', file('nested-lists.yaml', text)]);
+  t.is(r.code, 2, r.err);
+  t.regex(r.err, /nested-lists\.yaml:11:\d+: Service\/s .*spec\.slector: unknown field/);
+  t.regex(r.err, /nested-lists\.yaml:15:\d+: Pod\/p .*imagee: unknown field/);
+  t.notRegex(r.err, /missing required field "name"/);
+});

@@ -168,3 +168,13 @@ test('negotiate: first acceptable media range wins; protobuf-first kubectl Accep
   t.deepEqual(negotiate('*/*', true), { format: 'json', table: false });
   t.is(negotiate('application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io', true), undefined);
 });
+
+test('bug: ?fieldManager= over 128 bytes or with a control character was stored; now 422 as ValidateFieldManager', (t) => {
+  const pod = JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'fm' }, spec: { containers: [{ name: 'a', image: 'nginx' }] } });
+  const long = statusOf(go(req('POST', `/api/v1/namespaces/default/pods?fieldManager=${'x'.repeat(200)}`, { 'Content-Type': 'application/json' }, pod)));
+  t.deepEqual(long, { code: 422, reason: 'Invalid', message: 'CreateOptions.meta.k8s.io "" is invalid: fieldManager: Too long: must have at most 128 bytes' });
+  const nul = statusOf(go(req('PATCH', '/api/v1/namespaces/default/pods/fm?fieldManager=a%00b', { 'Content-Type': 'application/apply-patch+yaml' }, pod)));
+  t.is(nul.code, 422);
+  t.regex(nul.message ?? '', /^PatchOptions\.meta\.k8s\.io "" is invalid: fieldManager: Invalid value: .*invalid character U\+0000 \(at position 1\)$/);
+  t.not(go(req('POST', `/api/v1/namespaces/default/pods?fieldManager=${'x'.repeat(128)}`, { 'Content-Type': 'application/json' }, pod)).kind, 'reply', '128 bytes is fine (goes to the apiserver)');
+});

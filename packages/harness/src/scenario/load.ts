@@ -128,11 +128,14 @@ export function loadScenarioText(file: string, text: string, readFile: (path: st
   });
   const manifests: LoadedManifest[] = [];
   const skipped: string[] = [];
-  for (const r of raw) {
-    if (isObject(r.value) && r.value.kind === 'List' && Array.isArray(r.value.items)) {
-      r.value.items.forEach((item, i) => manifests.push(...validateManifest(item, r.src, [...r.path, 'items', i], issues, warnings, skipped)));
-    } else manifests.push(...validateManifest(r.value, r.src, r.path, issues, warnings, skipped));
-  }
+  // kubectl's FlattenListVisitor: `kind: List` and typed lists (`PodList`, …) with `items`,
+  // nested ones too, stand for their items.
+  const visit = (value: unknown, src: SourceDoc, path: Path): void => {
+    if (isObject(value) && typeof value.kind === 'string' && value.kind.endsWith('List') && Array.isArray(value.items)) {
+      value.items.forEach((item, i) => visit(item, src, [...path, 'items', i]));
+    } else manifests.push(...validateManifest(value, src, path, issues, warnings, skipped));
+  };
+  for (const r of raw) visit(r.value, r.src, r.path);
 
   const steps: LoadedStep[] = [];
   listOf(rawDoc.steps).forEach((s, i) => {

@@ -413,6 +413,28 @@ function fieldValidationOf(q: URLSearchParams, options: string): FieldValidation
 }
 
 /**
+ * `?fieldManager=` checked as apimachinery's `ValidateFieldManager`: at most 128 bytes, every
+ * character printable (`unicode.IsPrint`: no control, format or separator other than the space).
+ * A 422 on `<options>.meta.k8s.io`, undefined when fine or absent.
+ */
+function fieldManagerProblem(q: URLSearchParams, options: string): Status | undefined {
+  const fm = q.get('fieldManager') ?? '';
+  const causes: Array<{ reason: string; message: string; field: string }> = [];
+  if (Buffer.byteLength(fm) > 128) causes.push({ reason: 'FieldValueTooLong', message: 'Too long: must have at most 128 bytes', field: 'fieldManager' });
+  let i = 0;
+  for (const ch of fm) {
+    if (ch !== ' ' && /[\p{C}\p{Z}]/u.test(ch)) {
+      const code = `U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+      causes.push({ reason: 'FieldValueInvalid', message: `Invalid value: ${JSON.stringify(fm)}: invalid character ${code} (at position ${i})`, field: 'fieldManager' });
+    }
+    i += Buffer.byteLength(ch);
+  }
+  if (causes.length === 0) return undefined;
+  const text = causes.map((c) => `${c.field}: ${c.message}`);
+  return status(422, 'Invalid', `${options}.meta.k8s.io "" is invalid: ${text.length === 1 ? text[0] : `[${text.join(', ')}]`}`, { group: 'meta.k8s.io', kind: options, causes });
+}
+
+/**
  * Drops the body's unknown fields (fieldValidation.ts) and applies the directive: Strict → the
  * 400 Status (`Pod in version "v1" cannot be handled as a Pod: strict decoding error: …` for a
  * whole object), Warn → warning texts, Ignore → nothing.
@@ -607,6 +629,8 @@ function resourceOutcome(req: HttpRequestIn, method: string, q: URLSearchParams,
         if ('kind' in b) return fail(b);
         const bad = checkKind(b.object, served, group);
         if (bad) return fail(bad);
+        const fmBad = fieldManagerProblem(q, 'CreateOptions');
+        if (fmBad) return fail(fmBad);
         const fv = fieldValidationOf(q, 'CreateOptions');
         if (typeof fv !== 'string') return fail(fv);
         const fw = validateFields(b.object as unknown as Record<string, unknown>, served, group, fv, false);
@@ -656,6 +680,8 @@ function resourceOutcome(req: HttpRequestIn, method: string, q: URLSearchParams,
           const bad = checkKind(b.object, served, group);
           if (bad) return fail(bad);
         }
+        const fmBad = fieldManagerProblem(q, 'UpdateOptions');
+        if (fmBad) return fail(fmBad);
         const fv = fieldValidationOf(q, 'UpdateOptions');
         if (typeof fv !== 'string') return fail(fv);
         const r = validateFields(b.object as unknown as Record<string, unknown>, served, group, fv, false);
@@ -678,6 +704,8 @@ function resourceOutcome(req: HttpRequestIn, method: string, q: URLSearchParams,
         const bad = checkKind(d.value as unknown as KubeObject, served, group);
         if (bad) return fail(bad);
       }
+      const fmBad = fieldManagerProblem(q, 'PatchOptions');
+      if (fmBad) return fail(fmBad);
       let fw: string[] = [];
       if (patchType !== 'json' && (subresource === undefined || subresource === 'status')) {
         const fv = fieldValidationOf(q, 'PatchOptions');
