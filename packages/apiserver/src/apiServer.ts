@@ -164,6 +164,14 @@ function notFoundResource(): Status {
   return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'the server could not find the requested resource', reason: 'NotFound', code: 404 };
 }
 
+/**
+ * fieldmanager's Update operation on a non-apply write: `obj`'s managedFields get `manager`'s
+ * `operation: Update` entry for the fields that changed from `live` (none for a create).
+ */
+function recordUpdateManager(e: ResourceEntry, live: KubeObject | undefined, obj: KubeObject, manager: string, rctx: RequestContext): void {
+  obj.metadata.managedFields = updateOwnership(live, obj, manager, e.store.opts.apiVersion, rctx.clock.format(rctx.now), MERGE_KEYS) as NonNullable<KubeObject['metadata']['managedFields']>;
+}
+
 function result(code: number, body: ApiResult['body']): ApiResult {
   return { type: 'ApiResult', code, body };
 }
@@ -554,7 +562,7 @@ export class ApiServer {
     if (adm) return fail(adm);
     if (req.resource === 'pods') admitPodCreate(obj as Pod);
     // fieldmanager Update: a create names its manager's fields (fieldManager.ts).
-    if (req.fieldManager) obj.metadata.managedFields = updateOwnership(undefined, obj, req.fieldManager, e.store.opts.apiVersion, rctx.clock.format(rctx.now), MERGE_KEYS) as NonNullable<KubeObject['metadata']['managedFields']>;
+    if (req.fieldManager) recordUpdateManager(e, undefined, obj, req.fieldManager, rctx);
     const out = e.store.create(rctx, obj, req.dryRun, true);
     return isStatus(out) ? fail(out) : result(201, out);
   }
@@ -603,7 +611,7 @@ export class ApiServer {
     // The update function runs once (storage calls are synchronous), so it may hand over `obj`.
     const manager = req.subresource ? undefined : req.fieldManager;
     const updatedObject = (existing: KubeObject) => {
-      if (manager) obj.metadata.managedFields = updateOwnership(existing, obj, manager, e.store.opts.apiVersion, rctx.clock.format(rctx.now), MERGE_KEYS) as NonNullable<KubeObject['metadata']['managedFields']>;
+      if (manager) recordUpdateManager(e, existing, obj, manager, rctx);
       return obj;
     };
     const res = store.update(rctx, req.name, { preconditions: uid ? { uid } : undefined, updatedObject }, req.dryRun);
@@ -640,7 +648,7 @@ export class ApiServer {
     const own = (live: KubeObject | undefined, obj: KubeObject): Status | undefined => {
       if (req.subresource) return undefined;
       if (kind !== 'apply') {
-        if (manager && live) obj.metadata.managedFields = updateOwnership(live, obj, manager, e.store.opts.apiVersion, rctx.clock.format(rctx.now), MERGE_KEYS) as NonNullable<KubeObject['metadata']['managedFields']>;
+        if (manager && live) recordUpdateManager(e, live, obj, manager, rctx);
         return undefined;
       }
       const mf = applyOwnership(live, req.patch, manager!, req.force ?? false, e.store.opts.apiVersion, rctx.clock.format(rctx.now), MERGE_KEYS);
