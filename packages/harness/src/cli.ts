@@ -200,8 +200,10 @@ export async function main(argv: readonly string[], io: CliIo = stdio, hooks: Cl
       // run ended used to meet Node's default action and kill podsim before it wrote them.
       const interrupt = new AbortController();
       let runOver = false;
-      const onSignal = () => {
+      let interruptedBy: string | undefined;
+      const onSignal = (sig: NodeJS.Signals) => {
         if (interrupt.signal.aborted) process.exit(130);
+        interruptedBy = sig === 'SIGINT' ? 'Ctrl-C' : sig;
         interrupt.abort();
         io.err(runOver ? 'podsim run: the run is over; finishing its report (again to quit at once)' : 'podsim run: interrupted; reporting the run so far (again to quit at once)');
       };
@@ -229,7 +231,7 @@ export async function main(argv: readonly string[], io: CliIo = stdio, hooks: Cl
           progress?.stop();
         }
         runOver = true;
-        const judged = judge(plan, res);
+        const judged = judge(plan, res, interruptedBy ? { interruptedBy } : {});
         const report = judged.report;
         printReport(report, io, o.quiet ?? false, o.rows);
         if (o.report) {

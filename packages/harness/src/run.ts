@@ -118,8 +118,12 @@ export async function runCompiled(plan: RunPlan, opts: EngineOptions = {}): Prom
   return judge(plan, await runPlan(plan, opts)).report;
 }
 
-/** Judges a finished run: the report, and the trace model it was computed from. */
-export function judge(plan: RunPlan, res: EngineResult): { report: RunReport; model: TraceModel } {
+/**
+ * Judges a finished run: the report, and the trace model it was computed from.
+ * `interruptedBy` names what stopped an interrupted run in its failure line (the CLI passes
+ * `Ctrl-C` for SIGINT and `SIGTERM`; default: `its AbortSignal`, a library caller's).
+ */
+export function judge(plan: RunPlan, res: EngineResult, opts: { interruptedBy?: string } = {}): { report: RunReport; model: TraceModel } {
   const model = new TraceModel(res.traces);
   const steps = stepResults(model, plan.driver.steps);
   const expectations = evaluateExpectations(model, plan.expect, plan.stepIds);
@@ -148,7 +152,7 @@ export function judge(plan: RunPlan, res: EngineResult): { report: RunReport; mo
     const f = res.failure;
     failures.push(`engine: ${f.kind}${f.actor ? ` in ${f.actor}` : ''}${f.t !== undefined ? ` at t=${f.t / US_PER_SECOND}s` : ''}${f.messageType ? ` handling ${f.messageType}` : ''}: ${f.message}`);
   } else if (res.end === 'interrupted') {
-    failures.push(`interrupted (Ctrl-C) at virtual ${formatDuration(res.virtualUs)}: what is reported covers the run until then`);
+    failures.push(`interrupted (${opts.interruptedBy ?? 'its AbortSignal'}) at virtual ${formatDuration(res.virtualUs)}: what is reported covers the run until then`);
   } else if (res.end !== 'stopped') {
     failures.push(`the timeline did not finish: the run ${res.end === 'bound' ? `reached its bound of ${plan.maxVirtualUs / US_PER_SECOND}s virtual time` : 'ran out of events'} before the driver's last step`);
   }

@@ -81,7 +81,7 @@ test('an interrupted run (Ctrl-C) reports what it produced until then: the rows,
     t.true(res.virtualUs > 0 && res.virtualUs < 1000 * 3600 * S, `${engine} stopped at ${res.virtualUs} µs`);
     const { report } = judge(plan, res);
     t.false(report.ok);
-    t.regex(report.failures[0], /^interrupted \(Ctrl-C\) at virtual .*: what is reported covers the run until then$/);
+    t.regex(report.failures[0], /^interrupted \(its AbortSignal\) at virtual .*: what is reported covers the run until then$/);
     t.true(report.failures.some((f) => /wait failed: still running when the run ended/.test(f)), report.failures.join('\n'));
     t.true(report.watch.some((l) => /^p\s+0\/1\s+Pending/.test(l)), `${engine}: the rows printed so far are kept:\n${report.watch.join('\n')}`);
   }
@@ -106,7 +106,8 @@ test('a run in interruptible segments that is not interrupted is the same run: s
   }
 });
 
-test('podsim run: SIGINT while a wait can never be met ends the run with its report and exit 1', async (t) => {
+for (const [sig, shown] of [['SIGINT', 'Ctrl-C'], ['SIGTERM', 'SIGTERM']] as const) {
+test(`podsim run: ${sig} while a wait can never be met ends the run with its report and exit 1, naming ${shown}`, async (t) => {
   t.timeout(120_000);
   const dir = mkdtempSync(join(tmpdir(), 'podsim-interrupt-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
@@ -120,16 +121,17 @@ test('podsim run: SIGINT while a wait can never be met ends the run with its rep
     child.stdout.on('data', (c: Buffer) => {
       const first = out === '';
       out += c.toString();
-      if (first) child.kill('SIGINT'); // the seed line is out: the run has begun
+      if (first) child.kill(sig); // the seed line is out: the run has begun
     });
     child.on('close', (c) => resolve(c));
   });
   t.is(code, 1, out + err);
   t.regex(err, /interrupted; reporting the run so far/);
   t.regex(out, /^virtual .* trace digest [0-9a-f]{16}$/m);
-  t.regex(out, /interrupted \(Ctrl-C\) at virtual/);
+  t.true(out.includes(`interrupted (${shown}) at virtual`), out);
   t.notRegex(err, /\n\s+at /, 'no stack trace');
 });
+}
 
 test('podsim run: a Ctrl-C after the run ended, while the report is written, still writes --json and --trace', async (t) => {
   // Used to: the SIGINT handler was removed as soon as the run ended, so a Ctrl-C while podsim
