@@ -580,7 +580,7 @@ export function compileScenario(sc: LoadedScenario, opts: PlanOptions = {}): Run
   for (const [i, te] of (Array.isArray(tes) ? tes : tes ? [tes] : []).entries()) {
     const at: (string | number)[] = Array.isArray(tes) ? ['expect', 'traffic', i] : ['expect', 'traffic'];
     if ((doc.traffic ?? []).length === 0) issues.push(src.issue(at, 'expect.traffic needs a traffic: section'));
-    else if (te.source !== undefined && !trafficIds.includes(te.source)) issues.push(src.issue([...at, 'source'], `no traffic source ${JSON.stringify(te.source)} (sources: ${trafficIds.join(', ')})`));
+    else if (te.source !== undefined && !trafficIds.includes(te.source)) issues.push(src.issue([...at, 'source'], `no traffic source ${JSON.stringify(te.source)} (sources: ${[...new Set(trafficIds)].join(', ')})`));
     for (const k of ['failed', 'served', 'refused', 'reset', 'timedOut'] as const) {
       const b = te[k];
       if (b?.min !== undefined && b.max !== undefined && b.min > b.max) issues.push(src.issue([...at, k], `min ${b.min} is greater than max ${b.max}: no run can meet it`));

@@ -144,6 +144,33 @@ spec: { containers: [{ name: c, image: nginx }] }
   t.regex(l2, /bad\.yaml:9:\d+: expect\.traffic\.source: no traffic source "nope"/);
 });
 
+test('bug: two traffic sources with the same id listed it twice in "no traffic source" (sources: plain, plain); each id once now (found by the bad-input trial)', async (t) => {
+  const { loadScenarioText } = await import('../../src/scenario/load.js');
+  const { compileScenario } = await import('../../src/scenario/compile.js');
+  const { ScenarioError, formatIssue } = await import('../../src/scenario/source.js');
+  const text = `kind: Scenario
+cluster:
+  nodes: [{ name: node-1 }]
+traffic:
+  - { id: plain, service: web, rate: 10 }
+  - { id: plain, service: web, rate: 5 }
+steps:
+  - apply: all
+expect:
+  traffic: { source: nope, failed: { max: 0 } }
+---
+apiVersion: v1
+kind: Service
+metadata: { name: web }
+spec: { selector: { app: web }, ports: [{ port: 80 }] }
+`;
+  const err = t.throws(() => compileScenario(loadScenarioText('dup.yaml', text)));
+  t.true(err instanceof ScenarioError);
+  const lines = (err as InstanceType<typeof ScenarioError>).issues.map(formatIssue).join('\n');
+  t.regex(lines, /dup\.yaml:6:\d+: traffic\[1\]\.id: duplicate traffic source id "plain" \(also traffic\[0\], line 5\)/);
+  t.regex(lines, /expect\.traffic\.source: no traffic source "nope" \(sources: plain\)$/m);
+});
+
 test('bug: an expectation that nothing could check passed — a traffic bound over a source that sent no request, and expect.nodes / podReady at a time after the run ended; each now fails, saying why (found by the bad-input trial)', async (t) => {
   const { report } = await runText(
     'unchecked-expectations',
