@@ -125,7 +125,7 @@ export function printReport(r: RunReport, io: CliIo, quiet: boolean, rows = DEFA
   if (r.traffic) for (const l of trafficLines(r.traffic)) io.out(l);
   const passed = r.expectations.filter((e) => e.ok).length;
   io.out(
-    `expectations: ${passed}/${r.expectations.length} passed; invariants: ${r.invariantsChecked.length} checked, ` +
+    `expectations: ${r.expectations.length === 0 ? 'none' : `${passed}/${r.expectations.length} passed`}; invariants: ${r.invariantsChecked.length} checked, ` +
       `${r.violations.length} violation${r.violations.length === 1 ? '' : 's'}` +
       (r.allowedViolations.length ? ` (+${r.allowedViolations.length} allowed)` : ''),
   );
