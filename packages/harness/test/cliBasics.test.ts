@@ -45,6 +45,16 @@ test('no option in any --help states its default twice ("(default 1) (default: 1
   t.true(options > 30, `read ${options} options`);
 });
 
+test('no --help prints a default as a JSON array ("(default: [1000,10000,…])"); bench scale shows its sizes as the flag takes them', async (t) => {
+  const commands = [[], ['run'], ['validate'], ['serve'], ['explore'], ['replay'], ['bench'], ['bench', 'storm'], ['bench', 'churn'], ['bench', 'scale']];
+  for (const c of commands) {
+    const r = await cli([...c, '--help']);
+    t.notRegex(r.out.replace(/\s+/g, ' '), /\(default: \[/, c.join(' '));
+  }
+  const scale = (await cli(['bench', 'scale', '--help'])).out.replace(/\s+/g, ' ');
+  t.regex(scale, /\(default: 1k,10k,100k,150k\)/);
+});
+
 test('bug: serve --warp 100000h was silent for hours (every virtual second is simulated) — now exit 2 above a year, saying why', async (t) => {
   const r = await cli(['serve', '--warp', '100000h']);
   t.is(r.code, 2, r.out + r.err);

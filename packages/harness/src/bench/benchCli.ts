@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process';
 import { loadavg, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { SingleBar } from 'cli-progress';
-import { type Command, InvalidArgumentError } from 'commander';
+import { type Command, InvalidArgumentError, Option } from 'commander';
 import { writeReport } from '@podsim/report';
 import { runBenchPlan, type BenchFigures, type BenchProgress, type BenchRunOptions } from './runBench.js';
 import { benchReportInput } from '../report/htmlInput.js';
@@ -268,7 +268,7 @@ export function registerBenchCommands(program: Command, io: BenchIo, done: (code
     bench
       .command('scale')
       .description('the storm at several sizes (each run in its own process, sizes interleaved and repeated): how the per-pod wall cost grows')
-      .option('--sizes <list>', 'pod counts, e.g. 10k,100k,150k,500k (each rounded up to whole nodes; a size the memory check refuses stops the command before any run)', parseSizes, [1_000, 10_000, 100_000, 150_000])
+      .addOption(new Option('--sizes <list>', 'pod counts, e.g. 10k,100k,150k,500k (each rounded up to whole nodes; a size the memory check refuses stops the command before any run)').argParser(parseSizes).default([1_000, 10_000, 100_000, 150_000], '1k,10k,100k,150k'))
       .option('--pods-per-node <p>', 'pods per node (nodes = pods / this)', positiveInt('--pods-per-node'), 100)
       .option('--repeat <n>', 'runs per size, interleaved: ascending sizes, then descending, …', positiveInt('--repeat'), 3),
   ).action(async (o: CommonFlags & { sizes: number[]; podsPerNode: number; repeat: number }) => {
