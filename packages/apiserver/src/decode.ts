@@ -14,11 +14,13 @@ import type { DeleteOptions, Status } from '@podsim/api';
 import { US_PER_SECOND } from '@podsim/api';
 import { field, newBadRequest, newInvalid, type GroupKind } from './errors.js';
 import { deepClone } from './objects.js';
+import { rfc3339ParseError } from './rfc3339.js';
 
 // ---- shapes ---------------------------------------------------------------------------------------
 
 /** A Go type as JSON sees it. `any` fields are not checked (podsim does not read them). */
-type Scalar = 'string' | 'bool' | 'int32' | 'int64' | 'intOrString' | 'quantity' | 'time' | 'any';
+/** `time`: metav1.Time, parsed as RFC 3339; `microTime`: metav1.MicroTime, checked as a string only. */
+type Scalar = 'string' | 'bool' | 'int32' | 'int64' | 'intOrString' | 'quantity' | 'time' | 'microTime' | 'any';
 interface Struct {
   readonly struct: string;
   readonly fields: Readonly<Record<string, Shape>>;
@@ -251,8 +253,8 @@ const KINDS: Readonly<Record<string, Struct>> = {
     lastTimestamp: 'time',
     count: 'int32',
     type: 'string',
-    eventTime: 'time',
-    series: struct('v1.EventSeries', { count: 'int32', lastObservedTime: 'time' }),
+    eventTime: 'microTime',
+    series: struct('v1.EventSeries', { count: 'int32', lastObservedTime: 'microTime' }),
     action: 'string',
     related: objectReference,
     reportingComponent: 'string',
@@ -430,7 +432,7 @@ const KINDS: Readonly<Record<string, Struct>> = {
   Binding: top('v1.Binding', { target: objectReference }),
   Eviction: top('v1.Eviction', { deleteOptions: deleteOptionsShape }),
   Lease: top('v1.Lease', {
-    spec: struct('v1.LeaseSpec', { holderIdentity: 'string', leaseDurationSeconds: 'int32', acquireTime: 'time', renewTime: 'time', leaseTransitions: 'int32' }),
+    spec: struct('v1.LeaseSpec', { holderIdentity: 'string', leaseDurationSeconds: 'int32', acquireTime: 'microTime', renewTime: 'microTime', leaseTransitions: 'int32' }),
   }),
   PodDisruptionBudget: top('v1.PodDisruptionBudget', {
     spec: struct('v1.PodDisruptionBudgetSpec', { minAvailable: 'intOrString', selector: labelSelector, maxUnavailable: 'intOrString' }),
@@ -462,6 +464,8 @@ function typeName(s: Shape): string {
         return 'resource.Quantity';
       case 'time':
         return 'v1.Time';
+      case 'microTime':
+        return 'v1.MicroTime';
       default:
         return s;
     }
@@ -493,23 +497,31 @@ function isInt(v: unknown, max: number): boolean {
 
 /** The zero value a `null` list / map element decodes to. */
 function zero(s: Shape): unknown {
-  if (typeof s === 'string') return s === 'string' || s === 'time' ? '' : s === 'bool' ? false : s === 'any' ? null : 0;
+  if (typeof s === 'string') return s === 'string' || s === 'time' || s === 'microTime' ? '' : s === 'bool' ? false : s === 'any' ? null : 0;
   if ('struct' in s) return {};
   return null;
 }
 
 /**
- * Checks `v` against `s`; returns the first mismatch as `[path, message]`. Replaces `null`
- * elements of lists and maps by their zero value (in place: `v` must be a private copy).
+ * Checks `v` against `s`; returns the first mismatch as `[path, message, bare]`: `bare` when the
+ * message is a field type's own parse error (ParseQuantity's, time.Parse's), which the decoder
+ * returns unwrapped, not encoding/json's `json: cannot unmarshal …`. Replaces `null` elements of
+ * lists and maps by their zero value (in place: `v` must be a private copy).
  */
-function check(v: unknown, s: Shape, path: string): [string, string] | undefined {
+function check(v: unknown, s: Shape, path: string): [string, string, boolean?] | undefined {
   if (v === null || v === undefined || s === 'any') return undefined;
   const bad = (): [string, string] => [path, `cannot unmarshal ${jsonKind(v)} into Go struct field ${path} of type ${typeName(s)}`];
   if (typeof s === 'string') {
     switch (s) {
       case 'string':
-      case 'time':
+      case 'microTime':
         return typeof v === 'string' ? undefined : bad();
+      case 'time': {
+        // metav1.Time's UnmarshalJSON → time.Parse(time.RFC3339, …) (apimachinery v0.22.8 time.go).
+        if (typeof v !== 'string') return bad();
+        const te = rfc3339ParseError(v);
+        return te === undefined ? undefined : [path, te, true];
+      }
       case 'bool':
         return typeof v === 'boolean' ? undefined : bad();
       case 'int32':
@@ -522,7 +534,7 @@ function check(v: unknown, s: Shape, path: string): [string, string] | undefined
         if (typeof v === 'number' && Number.isFinite(v)) return undefined;
         if (typeof v !== 'string') return bad();
         // resource.Quantity's UnmarshalJSON → ParseQuantity (apimachinery v0.22.8 quantity.go).
-        return isQuantityText(v) ? undefined : [path, QUANTITY_FORMAT_ERROR];
+        return isQuantityText(v) ? undefined : [path, QUANTITY_FORMAT_ERROR, true];
     }
   }
   if ('list' in s) {
@@ -582,8 +594,8 @@ export function decodeTyped(obj: Record<string, unknown>, kind: string, version:
   if (!shape) return undefined;
   const e = check(obj, shape, '');
   if (!e) return undefined;
-  // A malformed quantity is ParseQuantity's error, not encoding/json's.
-  const message = e[1] === QUANTITY_FORMAT_ERROR ? e[1] : `json: ${e[1].replace('Go struct field ', `Go struct field ${kind}.`)}`;
+  // A malformed quantity or time is ParseQuantity's or time.Parse's error, not encoding/json's.
+  const message = e[2] ? e[1] : `json: ${e[1].replace('Go struct field ', `Go struct field ${kind}.`)}`;
   if (mode === 'body') return newBadRequest(`${kind} in version ${JSON.stringify(version)} cannot be handled as a ${kind}: ${message}`);
   return newInvalid(gk, name, [field.invalid('patch', e[0], message)]);
 }

@@ -1,0 +1,45 @@
+/**
+ * metav1.Time fields as kube-apiserver v1.22.8 decodes them: `time.Parse(time.RFC3339, …)` in
+ * metav1.Time's UnmarshalJSON, so a body with `timeAdded: "garbage"` is a 400 with Go 1.16's
+ * ParseError text. podsim stored any string before (found by the bad-input trial: a Node taint
+ * with `timeAdded: "garbage"` was stored and printed back).
+ */
+import test from 'ava';
+import type { Node, Status } from '@podsim/api';
+import { rfc3339ParseError } from '../src/rfc3339.js';
+import { Harness } from './helpers.js';
+
+test('rfc3339ParseError words each failure as Go 1.16 time.Parse(time.RFC3339, s) does', (t) => {
+  const L = '"2006-01-02T15:04:05Z07:00"';
+  const rows: [string, string | undefined][] = [
+    ['2021-03-04T05:06:07Z', undefined],
+    ['2021-03-04T05:06:07.123456789Z', undefined],
+    ['2021-03-04T5:06:07+02:00', undefined],
+    ['2020-02-29T00:00:00-08:00', undefined],
+    ['garbage', `parsing time "garbage" as ${L}: cannot parse "garbage" as "2006"`],
+    ['', `parsing time "" as ${L}: cannot parse "" as "2006"`],
+    ['2021/03/04T05:06:07Z', `parsing time "2021/03/04T05:06:07Z" as ${L}: cannot parse "/03/04T05:06:07Z" as "-"`],
+    ['2021-3-04T05:06:07Z', `parsing time "2021-3-04T05:06:07Z" as ${L}: cannot parse "3-04T05:06:07Z" as "01"`],
+    ['2021-13-04T05:06:07Z', 'parsing time "2021-13-04T05:06:07Z": month out of range'],
+    ['2021-02-30T05:06:07Z', 'parsing time "2021-02-30T05:06:07Z": day out of range'],
+    ['2021-03-04 05:06:07Z', `parsing time "2021-03-04 05:06:07Z" as ${L}: cannot parse " 05:06:07Z" as "T"`],
+    ['2021-03-04T24:06:07Z', 'parsing time "2021-03-04T24:06:07Z": hour out of range'],
+    ['2021-03-04T05:60:07Z', 'parsing time "2021-03-04T05:60:07Z": minute out of range'],
+    ['2021-03-04T05:06:07', `parsing time "2021-03-04T05:06:07" as ${L}: cannot parse "" as "Z07:00"`],
+    ['2021-03-04T05:06:07,5Z', `parsing time "2021-03-04T05:06:07,5Z" as ${L}: cannot parse ",5Z" as "Z07:00"`],
+    ['2021-03-04T05:06:07Zjunk', 'parsing time "2021-03-04T05:06:07Zjunk": extra text: junk'],
+  ];
+  for (const [v, want] of rows) t.is(rfc3339ParseError(v), want, v);
+});
+
+const node = (timeAdded: unknown) => ({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'n9' }, spec: { taints: [{ key: 'k', value: 'v', effect: 'NoExecute', timeAdded }] } }) as unknown as Node;
+
+test('bug: a Node taint with timeAdded "garbage" was stored — now 400 with time.Parse\'s message; a real time is stored', (t) => {
+  const h = new Harness();
+  const bad = h.req({ type: 'ApiCreate', resource: 'nodes', object: node('garbage') });
+  t.is(bad.code, 400);
+  t.is((bad.body as Status).message, 'Node in version "v1" cannot be handled as a Node: parsing time "garbage" as "2006-01-02T15:04:05Z07:00": cannot parse "garbage" as "2006"');
+  t.is(h.req({ type: 'ApiGet', resource: 'nodes', name: 'n9' }).code, 404);
+  const ok = h.req({ type: 'ApiCreate', resource: 'nodes', object: node('2021-03-04T05:06:07Z') });
+  t.is(ok.code, 201, JSON.stringify(ok.body));
+});
