@@ -701,9 +701,10 @@ export class ApiServer {
   private applyPatchTo(kind: PatchKind, current: KubeObject, patch: unknown, name: string, rctx: RequestContext): unknown {
     const out = applyPatch(kind, current, patch);
     if (isPatchError(out)) {
-      return out.code === 400
-        ? newBadRequest(out.patchError)
-        : { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: out.patchError, reason: 'Invalid', code: 422 } satisfies Status;
+      if (out.code === 400) return newBadRequest(out.patchError);
+      // ErrorToAPIStatus of an error that is no APIStatus: 500, StatusReasonUnknown (no reason).
+      if (out.code === 500) return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: out.patchError, code: 500 } satisfies Status;
+      return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: out.patchError, reason: 'Invalid', code: 422 } satisfies Status;
     }
     if (!isPlainObject(out)) return newBadRequest('the patched object is not an object');
     const meta = (out.metadata ?? {}) as KubeObject['metadata'];

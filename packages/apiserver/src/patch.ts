@@ -10,10 +10,37 @@
  */
 import { deepClone, isPlainObject } from './objects.js';
 
-/** A patch failure: `status` is the HTTP code the handler answers (400 or 422). */
+/**
+ * A patch failure: `code` is the HTTP code the handler answers: 400 or 422, or 500 for an error
+ * upstream's `interpretStrategicMergePatchError` passes through unconverted (an unknown
+ * `$patch` directive, a `$patch: delete` list item without its merge key), which
+ * `ErrorToAPIStatus` answers as a 500 with no reason.
+ */
 export interface PatchError {
   readonly patchError: string;
-  readonly code: 400 | 422;
+  readonly code: 400 | 422 | 500;
+}
+
+/** Go's `fmt` `%v` of a decoded JSON value (maps with sorted keys, as fmt prints them). */
+function goValue(v: unknown): string {
+  if (v === null || v === undefined) return '<nil>';
+  if (Array.isArray(v)) return `[${v.map(goValue).join(' ')}]`;
+  if (isPlainObject(v)) return `map[${Object.keys(v).sort().map((k) => `${k}:${goValue(v[k])}`).join(' ')}]`;
+  if (typeof v === 'number') return goFloat(v);
+  return String(v);
+}
+
+/** `%v` of a float64 (`%g` with the shortest representation: 1e+21, 1.5, 100000). */
+function goFloat(n: number): string {
+  const exp = n === 0 ? 0 : Math.floor(Math.log10(Math.abs(n)));
+  if (exp < -4 || exp >= 21) return n.toExponential().replace(/e([+-])(\d)$/, 'e$10$2');
+  return String(n);
+}
+
+/** `mergepatch.ErrBadPatchType`: `unknown patch type: <t> in map: <m>` (`%s` of a non-string is `%!s(float64=5)`). */
+function badPatchType(t: unknown, m: Record<string, unknown>): PatchError {
+  const ts = typeof t === 'string' ? t : `%!s(${typeof t === 'number' ? 'float64' : typeof t === 'boolean' ? 'bool' : isPlainObject(t) ? 'map[string]interface {}' : Array.isArray(t) ? '[]interface {}' : '<nil>'}=${goValue(t)})`;
+  return { patchError: `unknown patch type: ${ts} in map: ${goValue(m)}`, code: 500 };
 }
 
 export function isPatchError(x: unknown): x is PatchError {
@@ -199,6 +226,14 @@ function mergeList(field: string, original: unknown, patch: unknown[], order: un
     return patch.filter((p) => !(isPlainObject(p) && p.$patch === 'replace')).map((p) => deepClone(p));
   }
   const out: unknown[] = Array.isArray(original) ? [...original] : [];
+  // mergeSliceWithSpecialElements: delete and replace are the only directives in a list item.
+  for (const item of patch) {
+    if (!isPlainObject(item) || !('$patch' in item)) continue;
+    const d = item.$patch;
+    if (d === 'delete' && !(key in item)) return { patchError: `map: ${goValue(item)} does not contain declared merge key: ${key}`, code: 500 };
+    if (d === 'merge') return { patchError: 'merging lists cannot yet be specified in the patch', code: 500 };
+    if (d !== 'delete' && d !== 'replace') return badPatchType(d, item);
+  }
   for (const item of patch) {
     if (!isPlainObject(item)) return { patchError: `unable to find api field in struct for the list ${field}`, code: 400 };
     const k = item[key];
@@ -237,6 +272,8 @@ export function strategicMergePatch(original: unknown, patch: unknown): unknown 
     const { $patch: _p, ...rest } = patch;
     return deepClone(rest);
   }
+  // handleDirectiveInMergeMap: any other directive in a map (even `merge`) is ErrBadPatchType.
+  if ('$patch' in patch) return badPatchType(patch.$patch, patch);
   const out: Record<string, unknown> = isPlainObject(original) ? { ...original } : {};
   for (const [k, v] of Object.entries(patch)) {
     if (k === '$patch' || k === '$retainKeys' || k.startsWith('$setElementOrder/') || k.startsWith('$deleteFromPrimitiveList/')) continue;

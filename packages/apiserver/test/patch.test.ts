@@ -99,3 +99,19 @@ test("JSON patch failures are worded as evanphx/json-patch v4 words them (the 42
   t.is(msg([{ op: 'copy', from: '/metadata/labels/b', path: '/spec/nope/y' }]), 'copy operation does not apply: doc is missing destination path: /spec/nope/y: missing value');
   t.is(msg([{ op: 'test', path: '/metadata/name', value: 'q' }]), 'testing value /metadata/name failed: test failed');
 });
+
+test('bug: an unknown $patch directive was merged as if absent (200); now ErrBadPatchType, as strategicpatch v0.22.8 mergeMap / mergeSliceWithSpecialElements answer', (t) => {
+  // In a map, only replace and delete are directives (handleDirectiveInMergeMap); `merge` too is refused there.
+  for (const d of ['nope', 'merge']) {
+    const out = strategicMergePatch(pod, { metadata: { labels: { $patch: d, z: '9' } } });
+    t.deepEqual(out, { patchError: `unknown patch type: ${d} in map: map[$patch:${d} z:9]`, code: 500 }, d);
+  }
+  t.deepEqual(strategicMergePatch(pod, { spec: { strategy: { $patch: 5 } } }), { patchError: 'unknown patch type: %!s(float64=5) in map: map[$patch:5]', code: 500 });
+  // In a list item of a merge-keyed list: delete and replace, `merge` is "not yet", a delete needs the merge key.
+  t.deepEqual(strategicMergePatch(pod, { spec: { containers: [{ name: 'c', $patch: 'bogus', ports: [{ containerPort: 80 }] }] } }), {
+    patchError: 'unknown patch type: bogus in map: map[$patch:bogus name:c ports:[map[containerPort:80]]]',
+    code: 500,
+  });
+  t.deepEqual(strategicMergePatch(pod, { spec: { containers: [{ name: 'c', $patch: 'merge' }] } }), { patchError: 'merging lists cannot yet be specified in the patch', code: 500 });
+  t.deepEqual(strategicMergePatch(pod, { spec: { containers: [{ image: 'x', $patch: 'delete' }] } }), { patchError: 'map: map[$patch:delete image:x] does not contain declared merge key: name', code: 500 });
+});

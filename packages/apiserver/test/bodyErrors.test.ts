@@ -1,8 +1,11 @@
 /**
+ * Request bodies kube-apiserver v1.22.8 refuses that podsim stored (found by the bad-input trial).
+ *
  * metav1.Time fields as kube-apiserver v1.22.8 decodes them: `time.Parse(time.RFC3339, …)` in
  * metav1.Time's UnmarshalJSON, so a body with `timeAdded: "garbage"` is a 400 with Go 1.16's
  * ParseError text. podsim stored any string before (found by the bad-input trial: a Node taint
- * with `timeAdded: "garbage"` was stored and printed back).
+ * with `timeAdded: "garbage"` was stored and printed back). A strategic merge patch with an
+ * unknown `$patch` directive is strategicpatch's ErrBadPatchType, answered as a 500.
  */
 import test from 'ava';
 import type { Node, Status } from '@podsim/api';
@@ -42,4 +45,15 @@ test('bug: a Node taint with timeAdded "garbage" was stored — now 400 with tim
   t.is(h.req({ type: 'ApiGet', resource: 'nodes', name: 'n9' }).code, 404);
   const ok = h.req({ type: 'ApiCreate', resource: 'nodes', object: node('2021-03-04T05:06:07Z') });
   t.is(ok.code, 201, JSON.stringify(ok.body));
+});
+
+test('bug: a strategic merge patch with an unknown $patch directive was applied (200); now the 500 with no reason that ErrorToAPIStatus gives ErrBadPatchType, and nothing is stored', (t) => {
+  const h = new Harness();
+  h.createPod('p', { nodeName: 'node-1' }, { labels: { a: '1' } });
+  const r = h.req({ type: 'ApiPatch', resource: 'pods', namespace: 'default', name: 'p', patchType: 'strategic', patch: { metadata: { labels: { $patch: 'nope', b: '2' } } } });
+  t.is(r.code, 500);
+  const st = r.body as Status;
+  t.is(st.message, 'unknown patch type: nope in map: map[$patch:nope b:2]');
+  t.is(st.reason, undefined);
+  t.deepEqual((h.get('p').body as { metadata: { labels: Record<string, string> } }).metadata.labels, { a: '1' });
 });
