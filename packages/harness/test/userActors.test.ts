@@ -74,3 +74,15 @@ test('the actor runs in the simulation on engine time: its traces are in the run
   }
   t.is(digests.size, 1);
 });
+
+test('bug: a module whose createActor returns no actor (42, undefined, an object without receive) ran as a silent no-op; now the run fails naming the actor and what it returned', async (t) => {
+  for (const [body, shown] of [['return 42;', '42'], ['return undefined;', 'undefined'], ['return { start() {} };', 'an object without a receive method']] as const) {
+    const mod = join(dir, `bad-${shown.length}.js`);
+    writeFileSync(mod, `export function createActor() { ${body} }\n`);
+    const plan = compileScenario(loadScenarioText(file, scenario(`    - { id: bad, module: ./${mod.split('/').pop()} }`)));
+    const r = await runPlan(plan, { engine: 'local' });
+    t.truthy(r.failure, shown);
+    t.is(r.failure?.actor, 'bad', shown);
+    t.true(r.failure?.message.includes(`the actor factory for bad returned ${shown}, not an actor (an object with a receive(ctx, envelope) method)`), r.failure?.message);
+  }
+});

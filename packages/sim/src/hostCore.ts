@@ -412,7 +412,12 @@ export class HostCore {
     this.currentActor = la.id;
     this.currentType = 'start';
     try {
-      la.actor = la.factory(la.id, la.config);
+      const made: unknown = la.factory(la.id, la.config);
+      // A factory that returns no actor would run as a silent no-op (a user module's mistake).
+      if (typeof made !== 'object' || made === null || typeof (made as Actor).receive !== 'function') {
+        throw new Error(`the actor factory for ${la.id} returned ${describeNonActor(made)}, not an actor (an object with a receive(ctx, envelope) method)`);
+      }
+      la.actor = made as Actor;
       la.actor.start?.(la.ctx);
     } catch (err) {
       throw this.failure(err, la.id, 'start');
@@ -846,4 +851,12 @@ export class HostCore {
     };
     return ctx;
   }
+}
+
+/** A short description of what a factory returned instead of an actor (`42`, `undefined`, `an object without receive`). */
+function describeNonActor(v: unknown): string {
+  if (v === null || v === undefined || typeof v === 'number' || typeof v === 'boolean') return String(v);
+  if (typeof v === 'string') return JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…` : v);
+  if (typeof v === 'function') return 'a function';
+  return 'an object without a receive method';
 }
