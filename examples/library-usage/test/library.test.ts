@@ -3,7 +3,7 @@ import test from 'ava';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ScenarioError, loadScenarioObject, runBenchStorm } from '@podsim/harness';
+import { ScenarioError, loadScenarioObject, runBenchStorm, runScenario } from '@podsim/harness';
 import { preStopScenario, runPreStopDrill } from '../src/index.js';
 
 test('a preStop sleep of 5 s within a 30 s grace: no pod goes before 5 s, all well within the grace, each SIGTERMed after its hook', async (t) => {
@@ -28,6 +28,14 @@ test('a scenario object with a mistake is refused with the field named, before a
   const bad = { ...preStopScenario({ replicas: 1, preStopSeconds: 1, graceSeconds: 5 }), cluster: { nodes: [{ name: 'N_1' }] } };
   const e = t.throws(() => loadScenarioObject(bad), { instanceOf: ScenarioError });
   t.true(e!.issues.some((i) => i.field.startsWith('cluster.nodes[0].name') || i.field.startsWith('cluster.nodes.0.name')), JSON.stringify(e!.issues));
+});
+
+test('bug: the replay of a scenario object named a file that does not exist ("pnpm podsim run /…/<scenario object>"); it is now the call with the same seed, which gives the same run', async (t) => {
+  const sc = preStopScenario({ replicas: 1, preStopSeconds: 1, graceSeconds: 5 });
+  const a = await runScenario(sc, { seed: 7 });
+  t.is(a.replay, "runScenario(<the same scenario object>, { seed: 7, placement: 'single' })");
+  const b = await runScenario(sc, { seed: 7, placement: 'single' });
+  t.is(b.traceDigest, a.traceDigest);
 });
 
 test('bench storm from code returns the figures of the --json line', async (t) => {

@@ -12,6 +12,7 @@
  * any actor starts; a failed run is not an exception: the report's `ok` is false and `failures`
  * says why (with `replay`, the command that reruns it).
  */
+import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { stringify } from 'yaml';
@@ -58,7 +59,9 @@ export interface LoadObjectOptions {
 export function loadScenarioObject(scenario: ScenarioObject, opts: LoadObjectOptions = {}): LoadedScenario {
   const file = opts.file ?? resolve('<scenario object>');
   const text = stringify({ kind: 'Scenario', ...scenario }, { lineWidth: 0 });
-  return loadScenarioText(file, text);
+  const loaded = loadScenarioText(file, text);
+  // With opts.file the caller names a path; the object may not be written there (yet).
+  return existsSync(file) ? loaded : { ...loaded, fromObject: true };
 }
 
 /** A scenario file path, a loaded scenario, or a scenario object. */
@@ -71,8 +74,8 @@ function isLoaded(x: ScenarioInput): x is LoadedScenario {
 /**
  * Runs a scenario as `podsim run` does and returns its typed report (rows, steps, per-pod
  * timings, expectations, invariants, digest, figures, replay command; for a scenario object the
- * replay command names its `file` option, so write the object to that file to replay it from the
- * CLI, or call runScenario again with the same object and seed). Times in the report:
+ * replay is `runScenario(<the same object>, { seed, placement })`, or, when its `file` option
+ * names an existing file, the CLI command for that file). Times in the report:
  * virtual seconds where named so; `pods[].*Us` in virtual µs. Throws ScenarioError for bad input.
  */
 export async function runScenario(input: ScenarioInput, opts: RunOptions = {}): Promise<RunReport> {

@@ -74,7 +74,7 @@ export interface RunReport {
   readonly clientLimits: ClientLimits;
   /** Human-readable reasons the run failed (empty when ok). */
   readonly failures: readonly string[];
-  /** The command that replays exactly this run. */
+  /** The command that replays exactly this run; for a scenario built in code, the `runScenario` call with its seed and placement. */
   readonly replay: string;
   readonly warnings: readonly string[];
   /** Request outcomes of the scenario's `traffic:` (issue #18), when it has one. */
@@ -144,7 +144,8 @@ export function judge(plan: RunPlan, res: EngineResult, opts: { interruptedBy?: 
   if (plan.explore) all.push(...checkLiveness(model, plan.explore.healAfterUs, plan.explore.livenessBudgetUs));
   all.sort((a, b) => a.t - b.t);
   const violations = all.filter((v) => !allow.has(v.invariant));
-  const replay = replayCommand(plan.file, plan.seed, plan.placement);
+  // A scenario built in code has no file to name: the replay is the call with the same seed.
+  const replay = plan.fromObject ? `runScenario(<the same scenario object>, { seed: ${plan.seed}, placement: '${plan.placement}' })` : replayCommand(plan.file, plan.seed, plan.placement);
   const pods = podSummaries(model);
 
   const failures: string[] = [];

@@ -49,6 +49,8 @@ export interface RuntimeCallFault {
 
 export interface RunPlan {
   readonly file: string;
+  /** The scenario was built in code (see {@link LoadedScenario.fromObject}). */
+  readonly fromObject?: boolean;
   readonly name: string;
   readonly seed: number;
   readonly placement: string;
@@ -620,6 +622,7 @@ export function compileScenario(sc: LoadedScenario, opts: PlanOptions = {}): Run
   ];
   return {
     file: sc.file,
+    ...(sc.fromObject ? { fromObject: true } : {}),
     name: doc.name ?? sc.file,
     seed,
     placement,

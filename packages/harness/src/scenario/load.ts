@@ -54,6 +54,8 @@ export interface LoadedScenario {
   readonly skipped?: readonly string[];
   /** The files the scenario was read from: this file, then each `manifestFiles` entry (resolved). */
   readonly inputFiles?: readonly string[];
+  /** Built in code (`loadScenarioObject`): `file` names no file on disk, so a replay is a call, not a command. */
+  readonly fromObject?: boolean;
 }
 
 /** Most steps a timeline may have once every `repeat` is counted out. */
