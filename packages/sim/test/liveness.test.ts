@@ -13,12 +13,13 @@ test('an idle host waits as long as its peers make progress (no HostUnresponsive
   const cfg: RunConfig = {
     seed: 3,
     actors: [
-      // 1 ms of wall time per tick, 2000 ticks: over 2 s, beyond 2 × 300 ms + 1 s.
-      spec('busy', 'createSlowTicker', { everyUs: 100, untilUs: 200_000, napMs: 1 }),
+      // 2 ms of wall time per tick, 2000 ticks: over 4 s, beyond 2 × 1 s + 1 s. (With a 300 ms
+      // timeout the busy host itself, descheduled for 300 ms on a loaded machine, failed the test.)
+      spec('busy', 'createSlowTicker', { everyUs: 100, untilUs: 200_000, napMs: 2 }),
       spec('idle', 'createStopper', { atUs: 200_050, reason: 'idle woke up' }),
     ],
   };
-  const sim = await Simulation.create({ ...cfg, placement: 'per-actor', hostTimeoutMs: 300, reuseThreads: true });
+  const sim = await Simulation.create({ ...cfg, placement: 'per-actor', hostTimeoutMs: 1_000, reuseThreads: true });
   try {
     const r = await sim.run();
     t.is(r.reason, 'stopped');
