@@ -16,6 +16,18 @@ import { US_PER_SECOND, parseDurationUs, type DurationUs } from '@podsim/api';
  * `parseDurationUs` of packages/api/src/behavior.ts, plus a leading days part and bare
  * numbers as seconds). Returns `undefined` for anything else (the caller reports field and line).
  */
+/** The generic message for a value that is no duration. */
+export const DURATION_EXPECTED = 'expected a duration such as 30s, 2m46s, 42h or a number of seconds';
+
+/**
+ * Why `value` is not a duration {@link parseDuration} takes: a negative one (`-5s`, `-1`) is
+ * named as such (time in a scenario only runs forward); anything else gets the generic message.
+ */
+export function durationError(value: unknown): string {
+  const negative = typeof value === 'number' ? value < 0 : typeof value === 'string' && /^\s*-/.test(value) && parseDuration(value.trim().slice(1)) !== undefined;
+  return negative ? `a duration cannot be negative (got ${typeof value === 'string' ? value.trim() : value})` : DURATION_EXPECTED;
+}
+
 export function parseDuration(value: unknown): DurationUs | undefined {
   if (typeof value === 'number') return Number.isFinite(value) && value >= 0 ? Math.round(value * US_PER_SECOND) : undefined;
   if (typeof value !== 'string') return undefined;

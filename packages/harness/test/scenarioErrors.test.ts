@@ -77,6 +77,19 @@ const cases: Array<{ title: string; text: string; line: number; message: RegExp 
     message: /steps\[1\]\.sleep: expected a duration/,
   },
   {
+    // Was the generic "expected a duration such as 30s, …", which -5s looks like (trial finding).
+    title: 'a negative duration',
+    text: GOOD.replace('sleep: 10s', 'sleep: -5s'),
+    line: 7,
+    message: /steps\[1\]\.sleep: a duration cannot be negative \(got -5s\)$/,
+  },
+  {
+    title: 'a negative number of seconds',
+    text: GOOD.replace('sleep: 10s', 'sleep: -2.5'),
+    line: 7,
+    message: /steps\[1\]\.sleep: a duration cannot be negative \(got -2\.5\)$/,
+  },
+  {
     title: 'a manifest missing a required field',
     text: GOOD.replace('      image: nginx:1.21\n', ''),
     line: 18,

@@ -7,6 +7,7 @@
 import type { DurationUs } from '@podsim/api';
 import { US_PER_SECOND } from '@podsim/api';
 import { FAULT_KINDS, zDuration, zFaultSchemas, type FaultSpec } from './schema.js';
+import { durationError } from '../duration.js';
 import { didYouMean, zodIssues } from './load.js';
 import type { Path, ScenarioIssue, SourceDoc } from './source.js';
 
@@ -32,7 +33,7 @@ export function loadScheduledFaults(list: readonly unknown[] | undefined, src: S
     const { at, id, ...rest } = v as Record<string, unknown>;
     const atUs = zDuration.safeParse(at);
     if (at === undefined) issues.push(src.issue(path, 'missing required field "at" (the virtual time the fault begins)'));
-    else if (!atUs.success) issues.push(src.issue([...path, 'at'], 'expected a duration such as 30s, 2m46s, 42h or a number of seconds'));
+    else if (!atUs.success) issues.push(src.issue([...path, 'at'], durationError(at)));
     if (id !== undefined && typeof id !== 'string') issues.push(src.issue([...path, 'id'], 'expected a string'));
     const kind = rest.kind;
     if (typeof kind !== 'string' || !(FAULT_KINDS as string[]).includes(kind)) {

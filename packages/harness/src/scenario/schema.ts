@@ -7,12 +7,14 @@
  * names (kubelet v0.22.8 `config/v1beta1/types.go`).
  */
 import * as z from 'zod';
-import { parseDuration } from '../duration.js';
+import { DURATION_EXPECTED, durationError, parseDuration } from '../duration.js';
 
 /** A duration field: `30s`, `2m46s`, `42h`, `500ms`, or a number of seconds → virtual µs. */
 export const zDuration = z
-  .union([z.number(), z.string()], { error: 'expected a duration such as 30s, 2m46s, 42h or a number of seconds' })
-  .refine((v) => parseDuration(v) !== undefined, { message: 'expected a duration such as 30s, 2m46s, 42h or a number of seconds' })
+  .union([z.number(), z.string()], { error: DURATION_EXPECTED })
+  .superRefine((v, ctx) => {
+    if (parseDuration(v) === undefined) ctx.addIssue({ code: 'custom', message: durationError(v) });
+  })
   .transform((v) => parseDuration(v)!);
 
 const zName = z.string().regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, { message: 'expected a DNS-1123 name (lowercase letters, digits, - and .)' });
