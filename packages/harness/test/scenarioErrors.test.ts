@@ -77,6 +77,13 @@ const cases: Array<{ title: string; text: string; line: number; message: RegExp 
     message: /steps\[1\]\.sleep: expected a duration/,
   },
   {
+    // Was "Invalid input: expected "policy/v1"" for a manifest a v1.22.8 cluster takes (trial finding).
+    title: 'a policy/v1beta1 PodDisruptionBudget',
+    text: `${GOOD}---\napiVersion: policy/v1beta1\nkind: PodDisruptionBudget\nmetadata: { name: pdb }\nspec: { minAvailable: 1, selector: { matchLabels: { app: web } } }\n`,
+    line: 21,
+    message: /PodDisruptionBudget\/pdb apiVersion: podsim simulates policy\/v1 PodDisruptionBudgets only \(v1\.22\.8 also serves the deprecated policy\/v1beta1, where an empty selector \{\} selects no pod/,
+  },
+  {
     // Was the generic "expected a duration such as 30s, …", which -5s looks like (trial finding).
     title: 'a negative duration',
     text: GOOD.replace('sleep: 10s', 'sleep: -5s'),

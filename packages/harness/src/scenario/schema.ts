@@ -728,7 +728,14 @@ export const zManifests = {
     }),
   }),
   PodDisruptionBudget: z.looseObject({
-    apiVersion: z.literal('policy/v1'),
+    // A v1.22.8 cluster also serves policy/v1beta1 (deprecated in v1.21, gone in v1.25), whose
+    // empty selector matches no pod where policy/v1's matches all: say so rather than convert.
+    apiVersion: z.literal('policy/v1', {
+      error: (iss) =>
+        iss.input === 'policy/v1beta1'
+          ? 'podsim simulates policy/v1 PodDisruptionBudgets only (v1.22.8 also serves the deprecated policy/v1beta1, where an empty selector {} selects no pod; in policy/v1 it selects every pod of the namespace): write apiVersion: policy/v1 with the selector you mean'
+          : 'Invalid input: expected "policy/v1"',
+    }),
     kind: z.literal('PodDisruptionBudget'),
     metadata: zMeta,
     // policy/v1 requires no spec: a budget without one selects no pod.
