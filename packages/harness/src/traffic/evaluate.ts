@@ -88,6 +88,8 @@ export interface TrafficSourceResult {
   readonly byNode: Readonly<Record<string, number>>;
   /** Failed requests per whole virtual second of the run (`"12"`: in [12 s, 13 s)). */
   readonly bySecond: Readonly<Record<string, number>>;
+  /** Send times (virtual s) of the first and the last failed request; absent when none failed. */
+  readonly failureWindow?: { readonly first: number; readonly last: number };
 }
 
 export interface TrafficReport {
@@ -272,6 +274,8 @@ export function evaluateTraffic(records: readonly TraceRecord[], model: TraceMod
     const bySecond: Record<string, number> = {};
     let requests = 0;
     let attempts = 0;
+    let firstFailUs = Infinity;
+    let lastFailUs = -Infinity;
     for (const node of from) {
       const prng = deriveStream(ctx.seed, `traffic/${id}/${node}`);
       const times = arrivals(prng, src.rate / from.length, startUs, stopUs);
@@ -324,6 +328,8 @@ export function evaluateTraffic(records: readonly TraceRecord[], model: TraceMod
         byNode[node] = (byNode[node] ?? 0) + 1;
         const sec = String(Math.floor(t0 / US_PER_SECOND));
         bySecond[sec] = (bySecond[sec] ?? 0) + 1;
+        firstFailUs = Math.min(firstFailUs, t0);
+        lastFailUs = Math.max(lastFailUs, t0);
         if (a.cause === 'REFUSED_POD' || a.cause === 'TIMEOUT_DEAD_IP') exposureFails.set(a.pod, (exposureFails.get(a.pod) ?? 0) + 1);
       }
     }
@@ -343,6 +349,7 @@ export function evaluateTraffic(records: readonly TraceRecord[], model: TraceMod
       byPod,
       byNode,
       bySecond,
+      ...(Number.isFinite(firstFailUs) ? { failureWindow: { first: firstFailUs / US_PER_SECOND, last: lastFailUs / US_PER_SECOND } } : {}),
     });
   });
   const total = {
