@@ -68,6 +68,11 @@ export class EndpointSliceTracker {
     return g === undefined || (slice.metadata.generation ?? 0) > g;
   }
 
+  /** `Has`: the tracker follows this slice (for the mirroring controller's delete handler). */
+  has(svcKey: string, slice: EndpointSlice): boolean {
+    return this.byService.get(svcKey)?.has(slice.metadata.uid ?? '') ?? false;
+  }
+
   /** `HandleDeletion`: true when the deletion was not expected (the slice must be recreated). */
   handleDeletion(svcKey: string, slice: EndpointSlice): boolean {
     const m = this.byService.get(svcKey);
