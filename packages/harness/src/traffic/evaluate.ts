@@ -171,10 +171,13 @@ class TrafficWorld {
     return best < 0 ? undefined : l[best];
   }
 
-  /** The network of `podUid` behind `ip` that was up by t (its last one). */
+  /**
+   * The network of `podUid` behind `ip` that was up by t (its last one). An endpoint without a
+   * pod (`podUid` '': a user's Endpoints address, mirrored) reaches whichever pod had the IP last.
+   */
   netOf(ip: string, podUid: string, t: number): Net | undefined {
     const l = this.nets.get(ip) ?? [];
-    for (let i = l.length - 1; i >= 0; i--) if (l[i].podUid === podUid && l[i].upAt <= t) return l[i];
+    for (let i = l.length - 1; i >= 0; i--) if ((podUid === '' || l[i].podUid === podUid) && l[i].upAt <= t) return l[i];
     return undefined;
   }
 
@@ -206,7 +209,12 @@ function newConnection(w: TrafficWorld, node: string, svc: string, t: number, ti
   const v = w.viewAt(node, svc, t);
   if (!v || v.targets === null) return { attempt: { cause: 'NO_RULES', pod: '', doneAt: t + timeoutUs } };
   if (v.reject || v.targets.length === 0) return { attempt: { cause: 'REJECT_NO_ENDPOINTS', pod: '', doneAt: t } };
-  const target = v.targets[prng.int(v.targets.length)];
+  let target = v.targets[prng.int(v.targets.length)];
+  // An address without a pod reference (a user's Endpoints, mirrored) reaches the pod holding that IP now.
+  if (target[1] === '') {
+    const n = w.netOf(target[0], '', t);
+    if (n) target = [target[0], n.podUid];
+  }
   return { attempt: request(w, target, t, timeoutUs, prng), target };
 }
 
@@ -214,7 +222,7 @@ function newConnection(w: TrafficWorld, node: string, svc: string, t: number, ti
 function request(w: TrafficWorld, target: readonly [string, string], t: number, timeoutUs: number, prng: Prng): Attempt {
   const [ip, uid] = target;
   const net = w.netOf(ip, uid, t);
-  const pod = w.podName.get(uid) ?? uid;
+  const pod = uid === '' ? ip : (w.podName.get(uid) ?? uid);
   if (!net || t >= net.downAt) return { cause: 'TIMEOUT_DEAD_IP', pod, doneAt: t + timeoutUs };
   const l = w.listener(uid, net.app, t);
   if (!l.listening) return { cause: 'REFUSED_POD', pod, doneAt: t };
