@@ -7,31 +7,17 @@
  * $KUBECTL) these fail.
  */
 import test, { type ExecutionContext } from 'ava';
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startServer, type RunningServer } from '../src/serve/server.js';
-import { servePlan } from '../src/serve/servePlan.js';
-import { writeKubeconfig } from '../src/serve/kubeconfig.js';
-import { KUBECTL, kubectlClient, until } from './support/kubectl.js';
+import { kubectlClient, startKubectlServer, until, type KubectlServer } from './support/kubectl.js';
 
-let dir = '';
-let server: RunningServer;
-let kubeconfig: string;
+let srv: KubectlServer | undefined;
 let manifests: string;
-let validateFlags: string[] = [];
-const client = (t: ExecutionContext) => kubectlClient(t, kubeconfig, dir);
+const client = (t: ExecutionContext) => kubectlClient(t, srv!.kubeconfig, srv!.dir);
 
 test.before(async () => {
-  const probe = spawnSync(KUBECTL, ['version', '--client', '-o', 'json'], { encoding: 'utf8' });
-  if (probe.error || probe.status !== 0) throw new Error(`kubectl is required for these tests (${KUBECTL}: ${probe.error?.message ?? probe.stderr})`);
-  const v = (JSON.parse(probe.stdout) as { clientVersion: { minor: string; gitVersion: string } }).clientVersion;
-  if (!v.gitVersion.includes('dispatcher') && Number.parseInt(v.minor, 10) < 22) validateFlags = ['--validate=false'];
-  dir = mkdtempSync(join(tmpdir(), 'podsim-kubectl-mirror-'));
-  const scenario = join(dir, 'cluster.yaml');
-  writeFileSync(scenario, ['kind: Scenario', 'cluster:', '  seed: 1', '  nodes: [{name: node-1}]', 'steps:', '  - sleep: 1s', ''].join('\n'));
-  manifests = join(dir, 'external.yaml');
+  srv = await startKubectlServer('podsim-kubectl-mirror-', ['node-1']);
+  manifests = join(srv.dir, 'external.yaml');
   writeFileSync(
     manifests,
     `apiVersion: v1
@@ -48,19 +34,16 @@ subsets:
     ports: [{ name: pg, port: 5432 }]
 `,
   );
-  server = await startServer(servePlan({ scenario, epochUnixSeconds: Math.floor(Date.now() / 1000) }), { speed: 20 });
-  kubeconfig = writeKubeconfig(server.url, join(dir, 'kubeconfig'));
 });
 
 test.after.always(async () => {
-  await server?.close();
-  if (dir !== '') rmSync(dir, { recursive: true, force: true });
+  await srv?.close();
 });
 
 test.serial('kubectl apply of a selector-less Service + Endpoints: kubectl get endpointslices shows the mirrored slice; deleting the Endpoints removes it', async (t) => {
   t.timeout(120_000);
   const k = client(t);
-  const applied = await k.run(['apply', '-f', manifests, ...validateFlags]);
+  const applied = await k.run(['apply', '-f', manifests, ...srv!.validateFlags]);
   t.is(applied.code, 0, applied.stderr);
   t.deepEqual(applied.stdout.trim().split('\n'), ['service/external-db created', 'endpoints/external-db created']);
   let out = '';

@@ -101,9 +101,14 @@ export class EndpointSliceTracker {
   }
 }
 
-function managedServiceKey(s: EndpointSlice): string | undefined {
+/**
+ * `managedByController` + the Service key from `kubernetes.io/service-name`: the key of a slice
+ * whose `managed-by` label is `managedBy` (this controller's by default; the mirroring controller
+ * passes its own), else undefined.
+ */
+export function managedServiceKey(s: EndpointSlice, managedBy: string = ENDPOINTSLICE_CONTROLLER_NAME): string | undefined {
   const labels = s.metadata.labels ?? {};
-  if (labels[LABEL_MANAGED_BY] !== ENDPOINTSLICE_CONTROLLER_NAME) return undefined;
+  if (labels[LABEL_MANAGED_BY] !== managedBy) return undefined;
   const svc = labels[LABEL_SERVICE_NAME];
   return svc ? keyOf(s.metadata.namespace, svc) : undefined;
 }

@@ -17,7 +17,7 @@
  * retries 1 s → 100 s. Not modelled: metrics, `maxRetries` 15 (retries continue).
  */
 import type { ApiResult, EndpointSlice, Endpoints, Service } from '@podsim/api';
-import { ANNOTATION_LEADER_ELECTION, ENDPOINTSLICEMIRRORING_CONTROLLER_NAME, LABEL_MANAGED_BY, LABEL_SERVICE_NAME, LABEL_SKIP_MIRROR } from '@podsim/api';
+import { ANNOTATION_LEADER_ELECTION, ENDPOINTSLICEMIRRORING_CONTROLLER_NAME, LABEL_SKIP_MIRROR } from '@podsim/api';
 import type { ApiClient } from '../client.js';
 import { ControllerEventRecorder } from '../events.js';
 import { type Sync, type SyncError, call, isNotFound, isOk, syncErrorOf } from '../coroutine.js';
@@ -25,7 +25,7 @@ import type { ControllerEnv } from '../env.js';
 import type { Informer } from '../informer.js';
 import { keyOf, objectKey, splitKey } from '../objects.js';
 import { type SyncResult, Workers } from '../workqueue.js';
-import { DEFAULT_SYNC_BACKOFF_US, EndpointSliceTracker, MAX_SYNC_BACKOFF_US } from '../endpointslice/endpointSliceController.js';
+import { DEFAULT_SYNC_BACKOFF_US, EndpointSliceTracker, MAX_SYNC_BACKOFF_US, managedServiceKey } from '../endpointslice/endpointSliceController.js';
 import { MIRRORING_MAX_ENDPOINTS_PER_SUBSET, type MirrorResult, reconcileMirroredSlices } from './reconciler.js';
 
 /** `--mirroring-concurrent-service-endpoint-syncs` default. */
@@ -52,12 +52,7 @@ function hasSelector(svc: Service): boolean {
 }
 
 /** `managedByController` + `endpointsControllerKey`: the key of a slice this controller manages. */
-function mirroredServiceKey(s: EndpointSlice): string | undefined {
-  const labels = s.metadata.labels ?? {};
-  if (labels[LABEL_MANAGED_BY] !== ENDPOINTSLICEMIRRORING_CONTROLLER_NAME) return undefined;
-  const svc = labels[LABEL_SERVICE_NAME];
-  return svc ? keyOf(s.metadata.namespace, svc) : undefined;
-}
+const mirroredServiceKey = (s: EndpointSlice) => managedServiceKey(s, ENDPOINTSLICEMIRRORING_CONTROLLER_NAME);
 
 export class EndpointSliceMirroringController {
   readonly workers: Workers;

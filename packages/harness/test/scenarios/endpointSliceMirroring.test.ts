@@ -13,6 +13,22 @@ import { S, runText, stepTimes } from './helpers.js';
 
 const BACKEND_IP = '10.224.0.2';
 
+/** A Service without a selector and its hand-written Endpoints (metadata `extra`) naming the backend. */
+const selectorless = (name: string, extra = '') => `---
+apiVersion: v1
+kind: Service
+metadata: { name: ${name} }
+spec:
+  ports: [{ port: 80, targetPort: 8080 }]
+---
+apiVersion: v1
+kind: Endpoints
+metadata: { name: ${name}${extra ? `, ${extra}` : ''} }
+subsets:
+  - addresses: [{ ip: ${BACKEND_IP} }]
+    ports: [{ port: 8080 }]
+`;
+
 const SCENARIO = `kind: Scenario
 cluster:
   nodes: [{ name: node-a }, { name: node-b }]
@@ -33,46 +49,7 @@ metadata: { name: backend }
 spec:
   nodeName: node-a
   containers: [{ name: app, image: web:1 }]
----
-apiVersion: v1
-kind: Service
-metadata: { name: external }
-spec:
-  ports: [{ port: 80, targetPort: 8080 }]
----
-apiVersion: v1
-kind: Endpoints
-metadata: { name: external, labels: { team: payments } }
-subsets:
-  - addresses: [{ ip: ${BACKEND_IP} }]
-    ports: [{ port: 8080 }]
----
-apiVersion: v1
-kind: Service
-metadata: { name: unmirrored }
-spec:
-  ports: [{ port: 80, targetPort: 8080 }]
----
-apiVersion: v1
-kind: Endpoints
-metadata: { name: unmirrored, labels: { endpointslice.kubernetes.io/skip-mirror: "true" } }
-subsets:
-  - addresses: [{ ip: ${BACKEND_IP} }]
-    ports: [{ port: 8080 }]
----
-apiVersion: v1
-kind: Service
-metadata: { name: later }
-spec:
-  ports: [{ port: 80, targetPort: 8080 }]
----
-apiVersion: v1
-kind: Endpoints
-metadata: { name: later }
-subsets:
-  - addresses: [{ ip: ${BACKEND_IP} }]
-    ports: [{ port: 8080 }]
-`;
+${selectorless('external', 'labels: { team: payments }')}${selectorless('unmirrored', 'labels: { endpointslice.kubernetes.io/skip-mirror: "true" }')}${selectorless('later')}`;
 
 test('a selector-less Service with hand-made Endpoints gets a mirrored slice, kube-proxy routes to it and traffic is served; skip-mirror gets none (REJECT); late Endpoints are served one mirror write + one sync later', async (t) => {
   t.timeout(120_000);
