@@ -160,7 +160,9 @@ export class Proxier {
   /** `EndpointChangeTracker.EndpointSliceUpdate` (delete: `removed`). True when the reduced form changed. */
   onSlice(slice: EndpointSlice, removed: boolean): boolean {
     const key = svcKeyOfSlice(slice);
-    if (!key || proxyIgnores(slice.metadata.labels)) return false;
+    // `EndpointSliceUpdate` skips address types this (single-stack IPv4) proxier does not serve,
+    // such as an IPv6 slice the mirroring controller made from a user's Endpoints.
+    if (!key || proxyIgnores(slice.metadata.labels) || (slice.addressType !== undefined && slice.addressType !== 'IPv4')) return false;
     let m = this.slices.get(key);
     const name = slice.metadata.name ?? '';
     const next = removed ? undefined : reducedSlice(slice);

@@ -132,3 +132,9 @@ export const ANNOTATION_LAST_CHANGE_TRIGGER_TIME = 'endpoints.kubernetes.io/last
 export const ANNOTATION_OVER_CAPACITY = 'endpoints.kubernetes.io/over-capacity';
 /** `v1.TolerateUnreadyEndpointsAnnotation` (deprecated; overrides publishNotReadyAddresses when it parses). */
 export const ANNOTATION_TOLERATE_UNREADY = 'service.alpha.kubernetes.io/tolerate-unready-endpoints';
+/** The EndpointSliceMirroring controller's `managed-by` value (`controllerName`, pkg/controller/endpointslicemirroring). */
+export const ENDPOINTSLICEMIRRORING_CONTROLLER_NAME = 'endpointslicemirroring-controller.k8s.io';
+/** `discovery.LabelSkipMirror`: an Endpoints object labelled `true` is not mirrored. */
+export const LABEL_SKIP_MIRROR = 'endpointslice.kubernetes.io/skip-mirror';
+/** `resourcelock.LeaderElectionRecordAnnotationKey`: Endpoints used as a leader-election lock are not mirrored. */
+export const ANNOTATION_LEADER_ELECTION = 'control-plane.alpha.kubernetes.io/leader';

@@ -4,8 +4,8 @@
  * StatefulSets, ControllerRevisions and PersistentVolumeClaims (one list+watch each, kept in a
  * local cache) and the ReplicaSet, Deployment, pod GC, garbage-collector, namespace, disruption,
  * node lifecycle (with its taint manager), Job, TTL-after-finished, DaemonSet and StatefulSet
- * controllers (and, issue #18, the endpoint and endpointslice controllers over Service, Endpoints
- * and EndpointSlice informers), each with its
+ * controllers (and, issue #18, the endpoint, endpointslice and endpointslicemirroring controllers
+ * over Service, Endpoints and EndpointSlice informers), each with its
  * own rate-limited client (`--kube-api-qps` 20 / `--kube-api-burst` 30 per controller client, as
  * the controller manager builds one client per controller; the namespace controller's is ×20 /
  * ×100, as `startNamespaceController` sets it). Controllers start once every informer they use
@@ -15,6 +15,7 @@ import type { Actor, ControllerRevision, DaemonSet, Deployment, EndpointSlice, E
 import { StatefulSetController } from '../statefulset/statefulSet.js';
 import { EndpointsController } from '../endpoint/endpointsController.js';
 import { EndpointSliceController } from '../endpointslice/endpointSliceController.js';
+import { EndpointSliceMirroringController } from '../endpointslicemirroring/endpointSliceMirroringController.js';
 import { DisruptionController } from '../disruption/disruptionController.js';
 import { DeploymentController } from '../deployment/deploymentController.js';
 import { GarbageCollector } from '../garbagecollector/garbageCollector.js';
@@ -28,7 +29,7 @@ import { PodGCController } from '../podgc/gcController.js';
 import { ReplicaSetController } from '../replicaset/replicaSet.js';
 import { shellActor, type ApiConnectionConfig } from './shell.js';
 
-export type ControllerName = 'replicaset' | 'deployment' | 'podgc' | 'garbagecollector' | 'namespace' | 'disruption' | 'nodelifecycle' | 'job' | 'ttl-after-finished' | 'daemonset' | 'statefulset' | 'endpoint' | 'endpointslice';
+export type ControllerName = 'replicaset' | 'deployment' | 'podgc' | 'garbagecollector' | 'namespace' | 'disruption' | 'nodelifecycle' | 'job' | 'ttl-after-finished' | 'daemonset' | 'statefulset' | 'endpoint' | 'endpointslice' | 'endpointslicemirroring';
 
 /** Plain-data configuration (all optional; defaults are kube-controller-manager v1.22's). */
 export interface KubeControllerManagerConfig extends ApiConnectionConfig {
@@ -63,6 +64,12 @@ export interface KubeControllerManagerConfig extends ApiConnectionConfig {
   readonly maxEndpointsPerSlice?: number;
   /** `--endpointslice-updates-batch-period`, virtual µs (default 0). */
   readonly endpointSliceUpdatesBatchPeriodUs?: number;
+  /** `--mirroring-concurrent-service-endpoint-syncs` (default 5). */
+  readonly mirroringConcurrentServiceEndpointSyncs?: number;
+  /** `--mirroring-max-endpoints-per-subset` (default 1000). */
+  readonly mirroringMaxEndpointsPerSubset?: number;
+  /** `--mirroring-endpointslice-updates-batch-period`, virtual µs (default 0). */
+  readonly mirroringEndpointSliceUpdatesBatchPeriodUs?: number;
   /** `--feature-gates` podsim models here (EndpointSliceTerminatingCondition: beta, default on in 1.22). */
   readonly featureGates?: { readonly EndpointSliceTerminatingCondition?: boolean };
   readonly podGC?: {
@@ -80,7 +87,7 @@ export interface KubeControllerManagerConfig extends ApiConnectionConfig {
 export const KUBE_CONTROLLER_MANAGER = 'kube-controller-manager';
 export const DEFAULT_KUBE_API_QPS = 20;
 export const DEFAULT_KUBE_API_BURST = 30;
-const ALL: readonly ControllerName[] = ['replicaset', 'deployment', 'podgc', 'garbagecollector', 'namespace', 'disruption', 'nodelifecycle', 'job', 'ttl-after-finished', 'daemonset', 'statefulset', 'endpoint', 'endpointslice'];
+const ALL: readonly ControllerName[] = ['replicaset', 'deployment', 'podgc', 'garbagecollector', 'namespace', 'disruption', 'nodelifecycle', 'job', 'ttl-after-finished', 'daemonset', 'statefulset', 'endpoint', 'endpointslice', 'endpointslicemirroring'];
 
 function checkConfig(config: unknown): KubeControllerManagerConfig {
   const c = (config ?? {}) as KubeControllerManagerConfig;
@@ -103,6 +110,7 @@ export interface ControllerManagerState {
   readonly statefulset?: StatefulSetController;
   readonly endpoint?: EndpointsController;
   readonly endpointslice?: EndpointSliceController;
+  readonly endpointslicemirroring?: EndpointSliceMirroringController;
   readonly nodelifecycle?: NodeLifecycleController;
 }
 
@@ -133,9 +141,9 @@ export function createActor(_id: string, config: unknown): Actor {
         statefulsets: enabled.has('statefulset') || enabled.has('garbagecollector'),
         controllerrevisions: enabled.has('statefulset') || enabled.has('garbagecollector'),
         persistentvolumeclaims: enabled.has('statefulset'),
-        services: enabled.has('endpoint') || enabled.has('endpointslice'),
-        endpoints: enabled.has('endpoint'),
-        endpointslices: enabled.has('endpointslice'),
+        services: enabled.has('endpoint') || enabled.has('endpointslice') || enabled.has('endpointslicemirroring'),
+        endpoints: enabled.has('endpoint') || enabled.has('endpointslicemirroring'),
+        endpointslices: enabled.has('endpointslice') || enabled.has('endpointslicemirroring'),
       };
       const mk = <T extends KubeObject>(on: boolean, resource: ResourceName) => {
         if (!on) return undefined;
@@ -241,6 +249,16 @@ export function createActor(_id: string, config: unknown): Actor {
           gates: cfg.featureGates?.EndpointSliceTerminatingCondition !== undefined ? { endpointSliceTerminatingCondition: cfg.featureGates.EndpointSliceTerminatingCondition } : undefined,
         });
         state.endpointslice = c;
+        starters.push(() => c.workers.start());
+      }
+      if (enabled.has('endpointslicemirroring')) {
+        // startEndpointSliceMirroringController: its own `endpointslicemirroring-controller` client.
+        const c = new EndpointSliceMirroringController(shell.env, services!, endpoints!, endpointslices!, shell.client('endpointslicemirroring-controller', qps, burst), {
+          workers: cfg.mirroringConcurrentServiceEndpointSyncs,
+          maxEndpointsPerSubset: cfg.mirroringMaxEndpointsPerSubset,
+          batchPeriodUs: cfg.mirroringEndpointSliceUpdatesBatchPeriodUs,
+        });
+        state.endpointslicemirroring = c;
         starters.push(() => c.workers.start());
       }
       if (enabled.has('nodelifecycle')) {

@@ -68,6 +68,11 @@ export class EndpointSliceTracker {
     return g === undefined || (slice.metadata.generation ?? 0) > g;
   }
 
+  /** `Has`: the tracker follows this slice (for the mirroring controller's delete handler). */
+  has(svcKey: string, slice: EndpointSlice): boolean {
+    return this.byService.get(svcKey)?.has(slice.metadata.uid ?? '') ?? false;
+  }
+
   /** `HandleDeletion`: true when the deletion was not expected (the slice must be recreated). */
   handleDeletion(svcKey: string, slice: EndpointSlice): boolean {
     const m = this.byService.get(svcKey);
@@ -96,9 +101,14 @@ export class EndpointSliceTracker {
   }
 }
 
-function managedServiceKey(s: EndpointSlice): string | undefined {
+/**
+ * `managedByController` + the Service key from `kubernetes.io/service-name`: the key of a slice
+ * whose `managed-by` label is `managedBy` (this controller's by default; the mirroring controller
+ * passes its own), else undefined.
+ */
+export function managedServiceKey(s: EndpointSlice, managedBy: string = ENDPOINTSLICE_CONTROLLER_NAME): string | undefined {
   const labels = s.metadata.labels ?? {};
-  if (labels[LABEL_MANAGED_BY] !== ENDPOINTSLICE_CONTROLLER_NAME) return undefined;
+  if (labels[LABEL_MANAGED_BY] !== managedBy) return undefined;
   const svc = labels[LABEL_SERVICE_NAME];
   return svc ? keyOf(s.metadata.namespace, svc) : undefined;
 }

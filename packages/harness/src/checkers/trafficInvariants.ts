@@ -176,7 +176,8 @@ export const TRAFFIC_INVARIANTS: readonly Invariant[] = [
         for (const [key, points] of perSvc) {
           for (const p of points) {
             for (const [ip, uid] of p.targets ?? []) {
-              const hist = readyAt.get(key)?.get(uid) ?? [];
+              // An endpoint without a targetRef (mirrored from a user's Endpoints) is traced by its IP.
+              const hist = readyAt.get(key)?.get(uid || ip) ?? [];
               // The pod's slice state as kube-proxy could have seen it when the sync started (the last at or before).
               let i = hist.length - 1;
               while (i >= 0 && hist[i].t > p.startUs) i--;

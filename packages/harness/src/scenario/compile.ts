@@ -202,9 +202,10 @@ function endpointControllersConfig(e: ClusterSpec['endpointControllers']): Recor
 }
 
 /** A node's kube-proxy config (packages/proxy/src/actor/kubeProxyActor.ts) from `cluster.kubeProxy`. */
-function kubeProxyConfig(node: string, k: ClusterSpec['kubeProxy']): Record<string, unknown> {
+function kubeProxyConfig(node: string, k: ClusterSpec['kubeProxy'], apiConnectionLossesUs: readonly number[] | undefined): Record<string, unknown> {
   return {
     nodeName: node,
+    ...(apiConnectionLossesUs?.length ? { apiConnectionLossesUs } : {}),
     ...(k?.mode ? { mode: k.mode } : {}),
     ...(k?.minSyncPeriod !== undefined ? { minSyncPeriodUs: k.minSyncPeriod } : {}),
     ...(k?.syncPeriod !== undefined ? { syncPeriodUs: k.syncPeriod } : {}),
@@ -246,6 +247,8 @@ export function compileScenario(sc: LoadedScenario, opts: PlanOptions = {}): Run
   // kube-proxy runs on every node once the scenario has Services or traffic (issue #18): without a
   // Service it would write no rule, and leaving it out keeps such runs as they were.
   const withProxy = sc.manifests.some((m) => m.object.kind === 'Service') || cluster.kubeProxy !== undefined || (doc.traffic ?? []).length > 0;
+  // The times each node's kube-proxy loses its apiserver connection (networkPartition).
+  const proxyLosses = new Map<string, number[]>();
   const builtinIds = ['apiserver', 'kube-controller-manager', 'kube-scheduler', DRIVER_ACTOR, ...nodes.flatMap((n) => [`kubelet/${n}`, `runtime/${n}`, ...(withProxy ? [`kube-proxy/${n}`] : [])])];
   const userActors = resolveUserActors(cluster.actors ?? [], sc.file, src, builtinIds, issues);
   const actorIds = [...builtinIds, ...userActors.map((a) => a.id)];
@@ -517,7 +520,7 @@ export function compileScenario(sc: LoadedScenario, opts: PlanOptions = {}): Run
           );
         }
         const at = cursor;
-        const summary = compileFault(f, at, [...p, 'fault'], { nodes, faults, kubeletCfg, runtimeFaults, clientCfg, checkPattern, issues, warnings, ls, unwired });
+        const summary = compileFault(f, at, [...p, 'fault'], { nodes, faults, kubeletCfg, runtimeFaults, clientCfg, withProxy, proxyLosses, checkPattern, issues, warnings, ls, unwired });
         steps.push({ ...base, kind: 'fault', fault: f.kind, summary, ...(f.kind === 'nodeDeleted' && !unwired.includes(f.kind) ? { deleteNode: f.node } : {}) });
         break;
       }
@@ -530,7 +533,7 @@ export function compileScenario(sc: LoadedScenario, opts: PlanOptions = {}): Run
   const scheduledFaults = [...loadScheduledFaults(doc.faults, src, issues), ...(opts.scheduledFaults ?? [])];
   for (const sf of scheduledFaults) {
     const first = faults.length;
-    compileFault(sf.fault, sf.atUs, sf.path ? [...sf.path] : ['faults'], { nodes, faults, kubeletCfg, runtimeFaults, clientCfg, checkPattern, issues, warnings, ls: { src }, unwired });
+    compileFault(sf.fault, sf.atUs, sf.path ? [...sf.path] : ['faults'], { nodes, faults, kubeletCfg, runtimeFaults, clientCfg, withProxy, proxyLosses, checkPattern, issues, warnings, ls: { src }, unwired });
     for (let i = first; i < faults.length; i++) faults[i] = { ...faults[i], id: faults.length - first > 1 ? `${sf.id}/${i - first}` : sf.id };
     bound = Math.max(bound, sf.atUs);
   }
@@ -611,7 +614,7 @@ export function compileScenario(sc: LoadedScenario, opts: PlanOptions = {}): Run
         module: ACTOR_MODULES.runtime,
         config: { nodeName: n, podCidr: nodePodCidr(i), faults: runtimeFaults.get(n), ...runtimeSettings(clusterNodes[i], faults) },
       },
-      ...(withProxy ? [{ id: `kube-proxy/${n}`, module: ACTOR_MODULES.kubeProxy, config: kubeProxyConfig(n, cluster.kubeProxy) }] : []),
+      ...(withProxy ? [{ id: `kube-proxy/${n}`, module: ACTOR_MODULES.kubeProxy, config: kubeProxyConfig(n, cluster.kubeProxy, proxyLosses.get(n)) }] : []),
     ]),
     {
       id: DRIVER_ACTOR,
@@ -693,6 +696,10 @@ interface FaultCtx {
   readonly runtimeFaults: Map<string, RuntimeCallFault[]>;
   /** Configs of the API clients (kubelets, kube-controller-manager, kube-scheduler) by actor id. */
   readonly clientCfg: Map<string, Record<string, unknown>>;
+  /** Every node runs a kube-proxy (the scenario has Services or traffic). */
+  readonly withProxy: boolean;
+  /** Per node, the times its kube-proxy loses its apiserver connection (filled by networkPartition). */
+  readonly proxyLosses: Map<string, number[]>;
   readonly checkPattern: (p: string, path: (string | number)[]) => void;
   readonly issues: ScenarioIssue[];
   readonly warnings: ScenarioIssue[];
@@ -708,7 +715,7 @@ interface FaultCtx {
 function compileFault(f: FaultSpec, at: number, path: (string | number)[], c: FaultCtx): string {
   if (!c.unwired.includes(f.kind)) return wireFault(f, at, path, c);
   const copy = (m: Map<string, Record<string, unknown>>) => new Map([...m].map(([k, v]) => [k, structuredClone(v)]));
-  return wireFault(f, at, path, { ...c, faults: [], kubeletCfg: copy(c.kubeletCfg), clientCfg: copy(c.clientCfg), runtimeFaults: new Map(c.nodes.map((n) => [n, []])) });
+  return wireFault(f, at, path, { ...c, faults: [], kubeletCfg: copy(c.kubeletCfg), clientCfg: copy(c.clientCfg), proxyLosses: new Map(), runtimeFaults: new Map(c.nodes.map((n) => [n, []])) });
 }
 
 function wireFault(f: FaultSpec, at: number, path: (string | number)[], c: FaultCtx): string {
@@ -728,7 +735,9 @@ function wireFault(f: FaultSpec, at: number, path: (string | number)[], c: Fault
       return `kubelet/${f.node} restarts (down ${secs(down)})`;
     }
     case 'nodeDown': {
-      for (const a of [`kubelet/${f.node}`, `runtime/${f.node}`]) {
+      // Power off: the kubelet, the runtime (with every container and sandbox) and the node's
+      // kube-proxy stop; kube-proxy last, so the other two keep their fault ids (random streams).
+      for (const a of [`kubelet/${f.node}`, `runtime/${f.node}`, ...(c.withProxy ? [`kube-proxy/${f.node}`] : [])]) {
         c.faults.push({ kind: 'crash', actor: a, atUs: at, ...(f.for !== undefined ? { restartAfterUs: f.for } : {}) });
       }
       return `node ${f.node} down ${lasting(f.for)}`;
@@ -742,6 +751,12 @@ function wireFault(f: FaultSpec, at: number, path: (string | number)[], c: Fault
       c.faults.push({ kind: 'partition', a: id, b: 'apiserver', startUs: at, ...end(f.for) });
       const cfg = c.clientCfg.get(id)!;
       cfg.apiConnectionLossesUs = [...((cfg.apiConnectionLossesUs as number[] | undefined) ?? []), at];
+      // The node's kube-proxy is cut off too: its watches end and its rules stay as last synced.
+      // Only the control plane is out of reach: pods on the node keep serving other nodes' clients.
+      if (c.withProxy) {
+        c.faults.push({ kind: 'partition', a: `kube-proxy/${f.node}`, b: 'apiserver', startUs: at, ...end(f.for) });
+        c.proxyLosses.set(f.node, [...(c.proxyLosses.get(f.node) ?? []), at]);
+      }
       return `node ${f.node} ⇹ control plane partitioned ${lasting(f.for)} (kubelet keeps running)`;
     }
     case 'runtimeError': {

@@ -12,6 +12,12 @@
  *    `podsim.dev/close-listener-after` after SIGTERM) → refused (REFUSED_POD); else the request
  *    runs for `podsim.dev/service-time` and is reset (RESET_INFLIGHT) if the process exits or the
  *    drain limit (`podsim.dev/drain` after the close) passes before it ends.
+ * A node powered off (`nodeDown`: its runtime crashed, engine.crash of `runtime/<node>`) takes its
+ * pods' IPs with it at that instant — the sandboxes are gone, so new connections to them time out
+ * (TIMEOUT_DEAD_IP) until every node's rules drop them (node-lifecycle §3.6 MarkPodsNotReady at
+ * T_U, endpoints-traffic §7.5) — and its own clients send nothing while it is down. A kubelet
+ * that is down or cut off from the control plane (`kubeletDown`, `networkPartition`) leaves its
+ * containers serving (node-lifecycle §2.4, no self-fencing).
  * Keep-alive connections close when the pod's listener closes (a draining app closes idle
  * connections) or its process exits; a request sent within {@link KEEPALIVE_RACE_US} of that close
  * fails (RESET_KEEPALIVE), later ones reconnect. Failed requests are retried `retries` times on a
@@ -43,14 +49,20 @@ const OUTCOME_OF: Record<FailureCause, Outcome> = {
   RESET_KEEPALIVE: 'reset',
 };
 
-/** The exposure window of one deleted pod (§11.3): listener closed → the last node's rule removal. */
+/**
+ * The exposure window of one pod that left the rules (§11.3): from when it stopped taking new
+ * connections (listener closed, or its IP gone first — a powered-off node) to the last node's
+ * rule removal.
+ */
 export interface ExposureWindow {
   readonly pod: string;
   /** Virtual seconds of the pod's listener close (SIGTERM + close-listener-after); absent if it never closed. */
   readonly listenerClosedAt?: number;
+  /** Virtual seconds its (first) sandbox network went away (StopPodSandbox, or its node powered off); absent if it never did. */
+  readonly ipGoneAt?: number;
   /** Per client node, when its rules stopped selecting the pod (virtual s). */
   readonly ruleRemovedAt: Readonly<Record<string, number>>;
-  /** max(0, max_j ruleRemovedAt − listenerClosedAt) in seconds. */
+  /** max(0, max_j ruleRemovedAt − min(listenerClosedAt, ipGoneAt)) in seconds. */
   readonly windowSeconds: number;
   /** New connections routed to the pod while its listener was closed (or its IP gone). */
   readonly failedRequests: number;
@@ -76,6 +88,8 @@ export interface TrafficSourceResult {
   readonly byNode: Readonly<Record<string, number>>;
   /** Failed requests per whole virtual second of the run (`"12"`: in [12 s, 13 s)). */
   readonly bySecond: Readonly<Record<string, number>>;
+  /** Send times (virtual s) of the first and the last failed request; absent when none failed. */
+  readonly failureWindow?: { readonly first: number; readonly last: number };
 }
 
 export interface TrafficReport {
@@ -87,6 +101,8 @@ export interface TrafficReport {
 }
 
 interface Net {
+  /** The runtime actor that set the network up (`runtime/<node>`). */
+  readonly runtime: string;
   readonly podUid: string;
   readonly pod: string;
   readonly upAt: number;
@@ -101,6 +117,8 @@ class TrafficWorld {
   /** pod IP → network lifetimes in time order. */
   readonly nets = new Map<string, Net[]>();
   readonly podName = new Map<string, string>();
+  /** Per runtime actor, the [crash, restart) intervals it was down (a powered-off node), in time order. */
+  readonly runtimeDown = new Map<string, { from: number; to: number }[]>();
 
   constructor(
     records: readonly TraceRecord[],
@@ -112,14 +130,28 @@ class TrafficWorld {
         const d = r.data as { podUid: string; pod: string; ip: string; up: boolean; annotations?: Record<string, string> };
         let l = this.nets.get(d.ip);
         if (!l) this.nets.set(d.ip, (l = []));
-        if (d.up) l.push({ podUid: d.podUid, pod: d.pod, upAt: r.t, downAt: Infinity, app: parseAppAnnotations(d.annotations).app });
+        if (d.up) l.push({ runtime: r.actor, podUid: d.podUid, pod: d.pod, upAt: r.t, downAt: Infinity, app: parseAppAnnotations(d.annotations).app });
         else {
           const open = [...l].reverse().find((n) => n.podUid === d.podUid && n.downAt === Infinity);
           if (open) open.downAt = r.t;
         }
         this.podName.set(d.podUid, d.pod);
+      } else if (r.kind === 'engine.crash' && r.actor.startsWith('runtime/')) {
+        // Power off: every sandbox of this runtime loses its network at once.
+        for (const l of this.nets.values()) for (const n of l) if (n.runtime === r.actor && n.downAt === Infinity) n.downAt = r.t;
+        let d = this.runtimeDown.get(r.actor);
+        if (!d) this.runtimeDown.set(r.actor, (d = []));
+        d.push({ from: r.t, to: Infinity });
+      } else if (r.kind === 'engine.restart' && r.actor.startsWith('runtime/')) {
+        const last = this.runtimeDown.get(r.actor)?.at(-1);
+        if (last && last.to === Infinity) last.to = r.t;
       }
     }
+  }
+
+  /** Is the node (its runtime) powered off at t? */
+  nodeDownAt(node: string, t: number): boolean {
+    return (this.runtimeDown.get(`runtime/${node}`) ?? []).some((d) => d.from <= t && t < d.to);
   }
 
   /** Node j's applied view of `svc` at t (the last change at or before t). */
@@ -139,10 +171,13 @@ class TrafficWorld {
     return best < 0 ? undefined : l[best];
   }
 
-  /** The network of `podUid` behind `ip` that was up by t (its last one). */
+  /**
+   * The network of `podUid` behind `ip` that was up by t (its last one). An endpoint without a
+   * pod (`podUid` '': a user's Endpoints address, mirrored) reaches whichever pod had the IP last.
+   */
   netOf(ip: string, podUid: string, t: number): Net | undefined {
     const l = this.nets.get(ip) ?? [];
-    for (let i = l.length - 1; i >= 0; i--) if (l[i].podUid === podUid && l[i].upAt <= t) return l[i];
+    for (let i = l.length - 1; i >= 0; i--) if ((podUid === '' || l[i].podUid === podUid) && l[i].upAt <= t) return l[i];
     return undefined;
   }
 
@@ -174,7 +209,12 @@ function newConnection(w: TrafficWorld, node: string, svc: string, t: number, ti
   const v = w.viewAt(node, svc, t);
   if (!v || v.targets === null) return { attempt: { cause: 'NO_RULES', pod: '', doneAt: t + timeoutUs } };
   if (v.reject || v.targets.length === 0) return { attempt: { cause: 'REJECT_NO_ENDPOINTS', pod: '', doneAt: t } };
-  const target = v.targets[prng.int(v.targets.length)];
+  let target = v.targets[prng.int(v.targets.length)];
+  // An address without a pod reference (a user's Endpoints, mirrored) reaches the pod holding that IP now.
+  if (target[1] === '') {
+    const n = w.netOf(target[0], '', t);
+    if (n) target = [target[0], n.podUid];
+  }
   return { attempt: request(w, target, t, timeoutUs, prng), target };
 }
 
@@ -182,7 +222,7 @@ function newConnection(w: TrafficWorld, node: string, svc: string, t: number, ti
 function request(w: TrafficWorld, target: readonly [string, string], t: number, timeoutUs: number, prng: Prng): Attempt {
   const [ip, uid] = target;
   const net = w.netOf(ip, uid, t);
-  const pod = w.podName.get(uid) ?? uid;
+  const pod = uid === '' ? ip : (w.podName.get(uid) ?? uid);
   if (!net || t >= net.downAt) return { cause: 'TIMEOUT_DEAD_IP', pod, doneAt: t + timeoutUs };
   const l = w.listener(uid, net.app, t);
   if (!l.listening) return { cause: 'REFUSED_POD', pod, doneAt: t };
@@ -242,12 +282,16 @@ export function evaluateTraffic(records: readonly TraceRecord[], model: TraceMod
     const bySecond: Record<string, number> = {};
     let requests = 0;
     let attempts = 0;
+    let firstFailUs = Infinity;
+    let lastFailUs = -Infinity;
     for (const node of from) {
       const prng = deriveStream(ctx.seed, `traffic/${id}/${node}`);
       const times = arrivals(prng, src.rate / from.length, startUs, stopUs);
       const pool: ({ target: readonly [string, string]; closeAt: number } | null)[] = Array.from({ length: src.pool ?? 2 }, () => null);
       let next = 0;
       for (const t0 of times) {
+        // A client on a powered-off node is dead too: it sends nothing.
+        if (w.nodeDownAt(node, t0)) continue;
         requests++;
         let t = t0;
         let last: Attempt | undefined;
@@ -292,6 +336,8 @@ export function evaluateTraffic(records: readonly TraceRecord[], model: TraceMod
         byNode[node] = (byNode[node] ?? 0) + 1;
         const sec = String(Math.floor(t0 / US_PER_SECOND));
         bySecond[sec] = (bySecond[sec] ?? 0) + 1;
+        firstFailUs = Math.min(firstFailUs, t0);
+        lastFailUs = Math.max(lastFailUs, t0);
         if (a.cause === 'REFUSED_POD' || a.cause === 'TIMEOUT_DEAD_IP') exposureFails.set(a.pod, (exposureFails.get(a.pod) ?? 0) + 1);
       }
     }
@@ -311,6 +357,7 @@ export function evaluateTraffic(records: readonly TraceRecord[], model: TraceMod
       byPod,
       byNode,
       bySecond,
+      ...(Number.isFinite(firstFailUs) ? { failureWindow: { first: firstFailUs / US_PER_SECOND, last: lastFailUs / US_PER_SECOND } } : {}),
     });
   });
   const total = {
@@ -348,15 +395,18 @@ function exposureWindows(w: TrafficWorld, svcKeys: ReadonlySet<string>, fails: R
   for (const l of w.nets.values()) for (const n of l) if (!firstNet.has(n.podUid)) firstNet.set(n.podUid, n);
   const out: ExposureWindow[] = [];
   for (const [uid, perNode] of removed) {
-    const app = firstNet.get(uid)?.app ?? DEFAULT_APP_BEHAVIOR;
-    const closeAt = w.listener(uid, app, Infinity).closeAt;
+    const net = firstNet.get(uid);
+    const closeAt = w.listener(uid, net?.app ?? DEFAULT_APP_BEHAVIOR, Infinity).closeAt;
+    const goneAt = net?.downAt ?? Infinity;
+    const from = Math.min(closeAt, goneAt);
     const lastRemoval = Math.max(...Object.values(perNode));
     const pod = w.podName.get(uid) ?? uid;
     out.push({
       pod,
       ...(Number.isFinite(closeAt) ? { listenerClosedAt: closeAt / US_PER_SECOND } : {}),
+      ...(Number.isFinite(goneAt) ? { ipGoneAt: goneAt / US_PER_SECOND } : {}),
       ruleRemovedAt: Object.fromEntries(Object.entries(perNode).map(([n, t]) => [n, t / US_PER_SECOND])),
-      windowSeconds: Number.isFinite(closeAt) ? Math.max(0, lastRemoval - closeAt) / US_PER_SECOND : 0,
+      windowSeconds: Number.isFinite(from) ? Math.max(0, lastRemoval - from) / US_PER_SECOND : 0,
       failedRequests: fails.get(pod) ?? 0,
     });
   }

@@ -63,3 +63,46 @@ export async function until(what: string, cond: () => boolean | Promise<boolean>
     await new Promise((r) => setTimeout(r, 100));
   }
 }
+
+/** A `podsim serve` for a kubectl test: its scratch directory, kubeconfig and the kubectl's validate flags. */
+export interface KubectlServer {
+  readonly dir: string;
+  readonly server: import('../../src/serve/server.js').RunningServer;
+  readonly kubeconfig: string;
+  /** `--validate=false` for a kubectl older than 1.22 (no OpenAPI v3 field validation), else none. */
+  readonly validateFlags: string[];
+  close(): Promise<void>;
+}
+
+/**
+ * Checks that a kubectl runs, then starts `podsim serve` (speed ×20, epoch now) on a scenario
+ * with `nodes` and a 1 s timeline, in a fresh directory named after `prefix`, and writes its
+ * kubeconfig. Throws when no kubectl is found.
+ */
+export async function startKubectlServer(prefix: string, nodes: readonly string[]): Promise<KubectlServer> {
+  const { spawnSync } = await import('node:child_process');
+  const { rmSync, writeFileSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { startServer } = await import('../../src/serve/server.js');
+  const { servePlan } = await import('../../src/serve/servePlan.js');
+  const { writeKubeconfig } = await import('../../src/serve/kubeconfig.js');
+  const probe = spawnSync(KUBECTL, ['version', '--client', '-o', 'json'], { encoding: 'utf8' });
+  if (probe.error || probe.status !== 0) throw new Error(`kubectl is required for these tests (${KUBECTL}: ${probe.error?.message ?? probe.stderr})`);
+  const v = (JSON.parse(probe.stdout) as { clientVersion: { minor: string; gitVersion: string } }).clientVersion;
+  const validateFlags = !v.gitVersion.includes('dispatcher') && Number.parseInt(v.minor, 10) < 22 ? ['--validate=false'] : [];
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const scenario = join(dir, 'cluster.yaml');
+  writeFileSync(scenario, ['kind: Scenario', 'cluster:', '  seed: 1', `  nodes: [${nodes.map((n) => `{name: ${n}}`).join(', ')}]`, 'steps:', '  - sleep: 1s', ''].join('\n'));
+  const server = await startServer(servePlan({ scenario, epochUnixSeconds: Math.floor(Date.now() / 1000) }), { speed: 20 });
+  const kubeconfig = writeKubeconfig(server.url, join(dir, 'kubeconfig'));
+  return {
+    dir,
+    server,
+    kubeconfig,
+    validateFlags,
+    async close() {
+      await server.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
