@@ -16,15 +16,21 @@ export function deepEqual(a: unknown, b: unknown): boolean {
     return true;
   }
   if (Array.isArray(b)) return false;
-  const ao = a as Record<string, unknown>;
-  const bo = b as Record<string, unknown>;
+  return objectsEqualExcept(a as Record<string, unknown>, b as Record<string, unknown>, undefined);
+}
+
+/**
+ * {@link deepEqual} of two plain objects, ignoring the property `skip` on both sides: what
+ * `deepEqual({ ...a, [skip]: b[skip] }, b)` answers, without the copy.
+ */
+export function objectsEqualExcept(ao: Record<string, unknown>, bo: Record<string, unknown>, skip: string | undefined): boolean {
   let na = 0;
   for (const k in ao) {
-    if (ao[k] === undefined) continue;
+    if (ao[k] === undefined || k === skip) continue;
     na++;
     if (!deepEqual(ao[k], bo[k])) return false;
   }
   let nb = 0;
-  for (const k in bo) if (bo[k] !== undefined) nb++;
+  for (const k in bo) if (bo[k] !== undefined && k !== skip) nb++;
   return na === nb;
 }

@@ -507,51 +507,64 @@ function zero(s: Shape): unknown {
  * message is a field type's own parse error (ParseQuantity's, time.Parse's), which the decoder
  * returns unwrapped, not encoding/json's `json: cannot unmarshal …`. Replaces `null` elements of
  * lists and maps by their zero value (in place: `v` must be a private copy).
+ *
+ * A valid body (nearly every one) is walked once without building field paths; only a mismatch
+ * walks it again with them. The second walk meets the same first mismatch: the first one only
+ * replaced `null` elements before it, by zero values that check.
  */
 function check(v: unknown, s: Shape, path: string): [string, string, boolean?] | undefined {
+  return walk(v, s, path, false) && walk(v, s, path, true);
+}
+
+/** The path of a field, list element or map entry under `path` ('' when not tracked). */
+function fieldPath(path: string, k: string, track: boolean): string {
+  return track ? (path === '' ? k : `${path}.${k}`) : '';
+}
+
+/** {@link check}'s walk; without `track` a mismatch is reported with an empty path and message. */
+function walk(v: unknown, s: Shape, path: string, track: boolean): [string, string, boolean?] | undefined {
   if (v === null || v === undefined || s === 'any') return undefined;
-  const bad = (): [string, string] => [path, `cannot unmarshal ${jsonKind(v)} into Go struct field ${path} of type ${typeName(s)}`];
   if (typeof s === 'string') {
     switch (s) {
       case 'string':
       case 'microTime':
-        return typeof v === 'string' ? undefined : bad();
+        return typeof v === 'string' ? undefined : mismatch(v, s, path, track);
       case 'time': {
         // metav1.Time's UnmarshalJSON → time.Parse(time.RFC3339, …) (apimachinery v0.22.8 time.go).
-        if (typeof v !== 'string') return bad();
+        if (typeof v !== 'string') return mismatch(v, s, path, track);
         const te = rfc3339ParseError(v);
-        return te === undefined ? undefined : [path, te, true];
+        return te === undefined ? undefined : track ? [path, te, true] : UNTRACKED;
       }
       case 'bool':
-        return typeof v === 'boolean' ? undefined : bad();
+        return typeof v === 'boolean' ? undefined : mismatch(v, s, path, track);
       case 'int32':
-        return isInt(v, INT32_MAX + 1) ? undefined : bad();
+        return isInt(v, INT32_MAX + 1) ? undefined : mismatch(v, s, path, track);
       case 'int64':
-        return isInt(v, INT64_MAX) ? undefined : bad();
+        return isInt(v, INT64_MAX) ? undefined : mismatch(v, s, path, track);
       case 'intOrString':
-        return typeof v === 'string' || isInt(v, INT32_MAX + 1) ? undefined : bad();
+        return typeof v === 'string' || isInt(v, INT32_MAX + 1) ? undefined : mismatch(v, s, path, track);
       case 'quantity':
         if (typeof v === 'number' && Number.isFinite(v)) return undefined;
-        if (typeof v !== 'string') return bad();
+        if (typeof v !== 'string') return mismatch(v, s, path, track);
         // resource.Quantity's UnmarshalJSON → ParseQuantity (apimachinery v0.22.8 quantity.go).
         return isQuantityText(v) ? undefined : [path, QUANTITY_FORMAT_ERROR, true];
     }
   }
   if ('list' in s) {
-    if (!Array.isArray(v)) return bad();
+    if (!Array.isArray(v)) return mismatch(v, s, path, track);
     for (let i = 0; i < v.length; i++) {
       if (v[i] === null) v[i] = zero(s.list);
-      const e = check(v[i], s.list, `${path}[${i}]`);
+      const e = walk(v[i], s.list, track ? `${path}[${i}]` : '', track);
       if (e) return e;
     }
     return undefined;
   }
-  if (typeof v !== 'object' || Array.isArray(v)) return bad();
+  if (typeof v !== 'object' || Array.isArray(v)) return mismatch(v, s, path, track);
   const o = v as Record<string, unknown>;
   if ('map' in s) {
     for (const k in o) {
       if (o[k] === null) o[k] = zero(s.map);
-      const e = check(o[k], s.map, `${path}[${JSON.stringify(k)}]`);
+      const e = walk(o[k], s.map, track ? `${path}[${JSON.stringify(k)}]` : '', track);
       if (e) return e;
     }
     return undefined;
@@ -559,10 +572,17 @@ function check(v: unknown, s: Shape, path: string): [string, string, boolean?] |
   for (const k in s.fields) {
     const x = o[k];
     if (x === undefined || x === null) continue;
-    const e = check(x, s.fields[k], path === '' ? k : `${path}.${k}`);
+    const e = walk(x, s.fields[k], fieldPath(path, k, track), track);
     if (e) return e;
   }
   return undefined;
+}
+
+const UNTRACKED: [string, string] = ['', ''];
+
+/** encoding/json's "cannot unmarshal" error at `path` (a placeholder when paths are not tracked). */
+function mismatch(v: unknown, s: Shape, path: string, track: boolean): [string, string] {
+  return track ? [path, `cannot unmarshal ${jsonKind(v)} into Go struct field ${path} of type ${typeName(s)}`] : UNTRACKED;
 }
 
 /**

@@ -52,6 +52,8 @@ test('create / update bodies with wrong types are 400 BadRequest naming the fiel
     [{ containers: [{ name: 'c', image: 'x' }], terminationGracePeriodSeconds: 1.5 }, /cannot unmarshal number 1\.5 into Go struct field Pod\.spec\.terminationGracePeriodSeconds of type int64/],
     [{ containers: [{ name: 'c', image: 5 }] }, /Pod\.spec\.containers\[0\]\.image of type string/],
     [{ containers: 'c' }, /Pod\.spec\.containers of type \[\]v1\.Container/],
+    // A null element before the mismatch: the valid-body walk (no paths) zeroes it, the second walk names the same field.
+    [{ containers: [{ name: 'c', image: 'x', ports: [null, { containerPort: 'http' }] }] }, /Pod\.spec\.containers\[0\]\.ports\[1\]\.containerPort of type int32/],
     [{ containers: [{ name: 'c', image: 'x', lifecycle: { preStop: { exec: { command: 'sleep 5' } } } }] }, /preStop\.exec\.command of type \[\]string/],
   ];
   for (const [spec, re] of cases) {

@@ -561,12 +561,11 @@ export class Kubelet implements PodSyncer {
     // pods in SyncPodWork, so every probe of a terminating pod stops at the first housekeeping
     // after the deletion (readiness included: kubernetes#110309, fixed by #110418 after 1.22.8).
     this.prober.cleanupPods(runningPods);
-    for (const rp of this.pleg.runningPods()) {
-      const w = workingPods.get(rp.uid);
-      if (w === 'SyncPodWork' || w === 'TerminatingPodWork') continue;
-      if (!desired.has(rp.uid)) {
-        this.podWorkers.updatePod({ updateType: 'SyncPodKill', runningPod: rp, killPodOptions: { podTerminationGracePeriodSecondsOverride: 1 } });
-      }
+    // Running pods no pod worker owns and no source wants: killed (the predicate filters before
+    // the RuntimePod is built; the order of the kills is the relist's).
+    const orphan = (uid: string): boolean => !possiblyRunning.has(uid) && !desired.has(uid);
+    for (const rp of this.pleg.runningPods(orphan)) {
+      this.podWorkers.updatePod({ updateType: 'SyncPodKill', runningPod: rp, killPodOptions: { podTerminationGracePeriodSecondsOverride: 1 } });
     }
     this.statusManager.removeOrphanedStatuses(desired);
     for (const uid of this.reasonCache.keys()) if (!desired.has(uid)) this.reasonCache.delete(uid);

@@ -92,3 +92,51 @@ test('generateAPIPodStatus: a deleted pod\'s killed container is terminated (not
   t.is(s.conditions!.find((x) => x.type === 'Ready')!.status, 'False');
   t.is(s.conditions!.find((x) => x.type === 'ContainersReady')!.reason, 'ContainersNotReady');
 });
+
+test('relist of the very same runtime lists (an unchanged runtime on one thread): no events, cache still stamped; a new list with the same sandboxes still finds the change', (t) => {
+  const labels = { 'io.kubernetes.pod.uid': 'u1', 'io.kubernetes.pod.name': 'p', 'io.kubernetes.pod.namespace': 'ns', 'io.kubernetes.container.name': 'app' };
+  const sandboxes: cri.PodSandbox[] = [{ id: 'sb', metadata: { name: 'p', uid: 'u1', namespace: 'ns', attempt: 0 }, state: 'SANDBOX_READY', createdAt: 0, labels, annotations: {} }];
+  const container = (state: cri.ContainerState): cri.Container => ({ id: 'c1', podSandboxId: 'sb', metadata: { name: 'app', attempt: 0 }, image: { image: 'nginx' }, imageRef: 'x', state, createdAt: 1, labels, annotations: {} });
+  let containers: cri.Container[] = [container('CONTAINER_RUNNING')];
+  const inspected: number[] = [];
+  const env = new FakeEnv((req, reply) => {
+    switch (req.type) {
+      case 'ListPodSandbox':
+        return reply({ type: 'ListPodSandboxResult', items: sandboxes });
+      case 'ListContainers':
+        return reply({ type: 'ListContainersResult', containers });
+      case 'PodSandboxStatus':
+        inspected.push(env.t);
+        return reply({ type: 'PodSandboxStatusResult', status: { ...sandboxes[0], network: { ip: '10.0.0.9' } } });
+      case 'ContainerStatus': {
+        const c = containers[0];
+        const exited = c.state === 'CONTAINER_EXITED';
+        return reply({ type: 'ContainerStatusResult', status: { ...c, startedAt: 1, finishedAt: exited ? 3 * S : 0, exitCode: exited ? 143 : 0, reason: exited ? 'Error' : '', message: '' } });
+      }
+      default:
+        return reply({ type: `${req.type}Result` } as never);
+    }
+  });
+  const cache = new PodCache();
+  const events: string[] = [];
+  const pleg = new GenericPLEG(env, cache, S, (evs) => evs.forEach((e) => events.push(e.type)));
+  pleg.start();
+  env.runUntil(0.5 * S);
+  t.deepEqual(events, ['ContainerStarted', 'ContainerStarted']);
+  t.is(inspected.length, 1);
+  // Three relists of the same arrays: nothing to emit or inspect, but each still UpdateTime()s the cache.
+  let released: number | undefined;
+  cache.getNewerThan('u1', 1.5 * S, () => (released = env.t));
+  env.runUntil(3.5 * S);
+  t.deepEqual(events, ['ContainerStarted', 'ContainerStarted']);
+  t.is(inspected.length, 1);
+  t.true(released !== undefined && released > 2 * S && released < 2.1 * S, `released at ${released}`);
+  t.true(pleg.lastRelistAt > 3 * S);
+  t.deepEqual(pleg.runningPods().map((p) => p.containers.length), [1]);
+  // The same sandbox array with a new container list: the container's death is found.
+  containers = [container('CONTAINER_EXITED')];
+  env.runUntil(4.5 * S);
+  t.deepEqual(events, ['ContainerStarted', 'ContainerStarted', 'ContainerDied']);
+  t.is(cache.get('u1').containerStatuses[0].exitCode, 143);
+  t.deepEqual(pleg.runningPods().map((p) => p.containers.length), [0]);
+});

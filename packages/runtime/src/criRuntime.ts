@@ -306,6 +306,14 @@ export class CriRuntime<T> {
    */
   private readonly sandboxesByPod = new Map<string, Set<SandboxRec>>();
   private readonly containersByPod = new Map<string, Set<ContainerRec<T>>>();
+  /**
+   * The unfiltered ListPodSandbox / ListContainers answers (what the PLEG asks every relist
+   * period and housekeeping every 2 s), kept until a sandbox or container is added, removed or
+   * changes state: a reply body is immutable, so every list of an unchanged runtime is the same
+   * array, and the PLEG can tell "nothing changed" by reference (GenericPLEG.compare).
+   */
+  private sandboxList: cri.PodSandbox[] | undefined = undefined;
+  private containerList: cri.Container[] | undefined = undefined;
   /** containerd's name index: reserved sandbox/container name → id. */
   private readonly names = new Map<string, string>();
   /** The node's listening sockets of host-network processes: `TCP/8080` → container id. */
@@ -372,6 +380,7 @@ export class CriRuntime<T> {
       s.ip = undefined;
       byId.set(s.id, s);
       this.sandboxes.set(s.id, s);
+      this.sandboxList = undefined;
       indexAdd(this.sandboxesByPod, s.config.labels[POD_UID_LABEL], s);
       this.names.set(s.name, s.id);
     }
@@ -511,6 +520,7 @@ export class CriRuntime<T> {
       view: undefined,
     };
     this.sandboxes.set(id, s);
+    this.sandboxList = undefined;
     indexAdd(this.sandboxesByPod, req.config.labels[POD_UID_LABEL], s);
     this.traceNetwork(s, true);
     this.names.set(name, id);
@@ -530,6 +540,7 @@ export class CriRuntime<T> {
       if (c.state === RUNNING) this.signal(c, 'SIGKILL');
     }
     s.state = 'SANDBOX_NOTREADY';
+    this.sandboxList = undefined;
     if (s.ip !== undefined) {
       if (p.delayUs === 0) this.teardown(s);
       else if (this.h.now + p.delayUs < s.teardownAt) {
@@ -560,6 +571,7 @@ export class CriRuntime<T> {
   /** Enters a container record in the maps (by id, by pod, its sandbox's set, its reserved name). */
   private registerContainer(c: ContainerRec<T>, sandbox: SandboxRec): void {
     this.containers.set(c.id, c);
+    this.containerList = undefined;
     indexAdd(this.containersByPod, c.config.labels[POD_UID_LABEL], c);
     sandbox.containers.add(c.id);
     this.names.set(c.name, c.id);
@@ -580,6 +592,7 @@ export class CriRuntime<T> {
       s.state = 'SANDBOX_NOTREADY';
       this.teardown(s);
       this.sandboxes.delete(s.id);
+      this.sandboxList = undefined;
       indexDelete(this.sandboxesByPod, s.config.labels[POD_UID_LABEL], s);
       this.names.delete(s.name);
     }
@@ -595,6 +608,10 @@ export class CriRuntime<T> {
 
   private listPodSandbox(req: cri.ListPodSandbox, p: Pending<T>): void {
     const f = req.filter;
+    if (f === undefined) {
+      this.sandboxList ??= Array.from(this.sandboxes.values(), (s) => this.sandboxView(s));
+      return this.finish(p, { type: 'ListPodSandboxResult', items: this.sandboxList });
+    }
     const items: cri.PodSandbox[] = [];
     const uid = f?.labelSelector?.[POD_UID_LABEL];
     for (const s of uid !== undefined ? (this.sandboxesByPod.get(uid) ?? []) : this.sandboxes.values()) {
@@ -664,6 +681,7 @@ export class CriRuntime<T> {
     const b = c.behavior;
     const attempt = c.config.metadata.attempt;
     c.state = RUNNING;
+    this.containerList = undefined;
     c.startedAt = this.h.now;
     c.startupUs = sampleUs(b.startup, this.h.stream('startup'));
     if (b.unhealthyAfter && appliesToAttempt(b.unhealthyAttempts, attempt)) c.unhealthyAtUs = sampleUs(b.unhealthyAfter, this.h.stream('unhealthy'));
@@ -739,6 +757,7 @@ export class CriRuntime<T> {
   private removeContainerRec(c: ContainerRec<T>): void {
     if (c.state === RUNNING) this.signal(c, 'SIGKILL');
     this.containers.delete(c.id);
+    this.containerList = undefined;
     indexDelete(this.containersByPod, c.config.labels[POD_UID_LABEL], c);
     c.sandbox.containers.delete(c.id);
     this.names.delete(c.name);
@@ -746,6 +765,10 @@ export class CriRuntime<T> {
 
   private listContainers(req: cri.ListContainers, p: Pending<T>): void {
     const f = req.filter;
+    if (f === undefined) {
+      this.containerList ??= Array.from(this.containers.values(), (c) => this.containerView(c));
+      return this.finish(p, { type: 'ListContainersResult', containers: this.containerList });
+    }
     const containers: cri.Container[] = [];
     const uid = f?.labelSelector?.[POD_UID_LABEL];
     for (const c of uid !== undefined ? (this.containersByPod.get(uid) ?? []) : this.containers.values()) {
@@ -815,6 +838,7 @@ export class CriRuntime<T> {
   private exit(c: ContainerRec<T>, code: number, cause: ExitCause): void {
     if (c.state !== RUNNING) throw new Error(`container ${c.id} exited twice (${cause})`);
     c.state = 'CONTAINER_EXITED';
+    this.containerList = undefined;
     c.finishedAt = this.h.now;
     c.exitCode = code;
     c.reason = exitReason(code);
