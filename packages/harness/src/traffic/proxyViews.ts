@@ -21,6 +21,12 @@ export interface ViewPoint {
   /** Pod UIDs that left / joined the targets at this point. */
   readonly removed: readonly string[];
   readonly added: readonly string[];
+  /** The Service's node ports on this node (absent: none). */
+  readonly nodePorts?: readonly number[];
+  /** ETP Local: IPs of the node's Ready local endpoints (the XLB chain); empty = DROP. */
+  readonly local?: readonly string[];
+  /** ClientIP affinity timeout in seconds (absent: no affinity rules). */
+  readonly affinitySeconds?: number;
 }
 
 interface TracedService {
@@ -28,6 +34,9 @@ interface TracedService {
   readonly add?: [string, string][];
   readonly remove?: [string, string][];
   readonly reject?: boolean;
+  readonly nodePorts?: number[];
+  readonly local?: string[];
+  readonly affinitySeconds?: number;
 }
 
 /** node → Service key → view changes in time order. */
@@ -61,7 +70,17 @@ export function proxyViews(records: readonly TraceRecord[]): Map<string, Map<str
         removed = [...before].filter((u) => !after.has(u));
         added = [...after].filter((u) => !before.has(u));
       }
-      l.push({ t: r.t, startUs: d.startUs ?? r.t, targets, reject: v ? v.reject === true : false, removed, added });
+      l.push({
+        t: r.t,
+        startUs: d.startUs ?? r.t,
+        targets,
+        reject: v ? v.reject === true : false,
+        removed,
+        added,
+        ...(v?.nodePorts ? { nodePorts: v.nodePorts } : {}),
+        ...(v?.local ? { local: v.local } : {}),
+        ...(v?.affinitySeconds !== undefined ? { affinitySeconds: v.affinitySeconds } : {}),
+      });
     }
   }
   return views;
