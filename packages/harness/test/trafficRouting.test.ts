@@ -70,6 +70,14 @@ test('ETP Local: node-a\'s node port reaches only node-a\'s Ready pod; once it l
   t.is(inCluster.failed, 0, JSON.stringify(inCluster.byCause));
 });
 
+test('IPVS mode: the same ETP Local node port with no local real server is refused (ICMP port unreachable), not dropped', (t) => {
+  const ipvs = (r: TraceRecord): TraceRecord => ({ ...r, data: { ...(r.data as object), mode: 'ipvs' } });
+  const records = trace([ipvs(sync(1 * S, 'node-a', { targets: PODS.map(target), nodePorts: [30080], local: [] }))]);
+  const [viaA] = run(records, [src({ nodePort: true, toNodes: ['node-a'], start: 2 * S })]);
+  t.deepEqual(Object.keys(viaA.byCause), ['REJECT_NO_ENDPOINTS']);
+  t.is(viaA.byOutcome.refused, viaA.requests);
+});
+
 test('ETP Cluster: a node port spreads over every Ready endpoint; no Ready endpoint at all is REJECT (refused), not a drop', (t) => {
   const records = trace([
     sync(1 * S, 'node-a', { targets: PODS.map(target), nodePorts: [30080] }),

@@ -27,7 +27,10 @@
  * connection goes to the endpoint this client last connected to through this node while that
  * endpoint stayed in the chain used (Ready, 1.22.4+; a sync that drops it destroys its table) and
  * the last connection is at most T old (sliding, `--set` on each new connection); else a uniform
- * pick that is then remembered. Not modelled: UDP, a cloud load balancer choosing nodes by the
+ * pick that is then remembered. IPVS mode uses the same views (real servers = the Ready, or for
+ * ETP Local node ports the Ready local, endpoints; `persistent` with the affinity timeout; a removed
+ * real server's templates expire, `expire_quiescent_template=1`); its ETP Local node port with no
+ * local real server is refused instead of dropped. Not modelled: UDP, a cloud load balancer choosing nodes by the
  * health check node port, xt_recent's 200-entry table limit (`ip_list_tot`), IP reuse by another pod
  * (WRONG_TARGET), server-side queueing.
  */
@@ -243,8 +246,14 @@ function newConnection(w: TrafficWorld, r: Route, t: number, timeoutUs: number, 
   if (!v || v.targets === null || (r.nodePort && v.nodePorts === undefined)) return { attempt: { cause: 'NO_RULES', pod: '', doneAt: t + timeoutUs } };
   if (v.reject || v.targets.length === 0) return { attempt: { cause: 'REJECT_NO_ENDPOINTS', pod: '', doneAt: t } };
   const targets = chainTargets(v, r.nodePort);
-  // KUBE-XLB-…: "has no local endpoints" → KUBE-MARK-DROP; the client's SYNs go unanswered.
-  if (targets.length === 0) return { attempt: { cause: 'DROP_NO_LOCAL', pod: '', doneAt: t + timeoutUs } };
+  if (targets.length === 0) {
+    // IPVS: the node-port virtual server has no real server, and the kernel answers a SYN to a
+    // destination-less virtual service with ICMP port unreachable (ip_vs_leave; kernel behaviour,
+    // unverified against a 1.22 node) → refused.
+    if (v.mode === 'ipvs') return { attempt: { cause: 'REJECT_NO_ENDPOINTS', pod: '', doneAt: t } };
+    // iptables KUBE-XLB-…: "has no local endpoints" → KUBE-MARK-DROP; the client's SYNs go unanswered.
+    return { attempt: { cause: 'DROP_NO_LOCAL', pod: '', doneAt: t + timeoutUs } };
+  }
   let target: readonly [string, string] | undefined;
   if (v.affinitySeconds !== undefined) {
     const key = `${r.node}|${r.svc}|${r.client}`;

@@ -27,6 +27,8 @@ export interface ViewPoint {
   readonly local?: readonly string[];
   /** ClientIP affinity timeout in seconds (absent: no affinity rules). */
   readonly affinitySeconds?: number;
+  /** The proxier's mode, when the record names it and it is not iptables. */
+  readonly mode?: 'ipvs';
 }
 
 interface TracedService {
@@ -44,7 +46,7 @@ export function proxyViews(records: readonly TraceRecord[]): Map<string, Map<str
   const views = new Map<string, Map<string, ViewPoint[]>>();
   for (const r of records) {
     if (r.kind !== 'proxy.sync') continue;
-    const d = r.data as { node: string; startUs?: number; services?: Record<string, TracedService | null> };
+    const d = r.data as { node: string; mode?: string; startUs?: number; services?: Record<string, TracedService | null> };
     let m = views.get(d.node);
     if (!m) views.set(d.node, (m = new Map()));
     for (const [k, v] of Object.entries(d.services ?? {})) {
@@ -80,6 +82,7 @@ export function proxyViews(records: readonly TraceRecord[]): Map<string, Map<str
         ...(v?.nodePorts ? { nodePorts: v.nodePorts } : {}),
         ...(v?.local ? { local: v.local } : {}),
         ...(v?.affinitySeconds !== undefined ? { affinitySeconds: v.affinitySeconds } : {}),
+        ...(d.mode === 'ipvs' ? { mode: 'ipvs' as const } : {}),
       });
     }
   }
