@@ -13,6 +13,26 @@ import { EXIT_BAD_INPUT, main } from '../../src/cli.js';
 import { proxyViews } from '../../src/traffic/proxyViews.js';
 import { runText, S, stepTimes, why } from './helpers.js';
 
+/** One replica of the app pinned to `node` (label part=`part`); `strategy` is spliced in after `replicas`. */
+const pinned = (part: string, node: string, strategy: string) => `---
+apiVersion: apps/v1
+kind: Deployment
+metadata: { name: web-${part} }
+spec:
+  replicas: 1${strategy}
+  selector: { matchLabels: { app: web, part: ${part} } }
+  template:
+    metadata:
+      labels: { app: web, part: ${part} }
+      annotations: { podsim.dev/startup: 3s, podsim.dev/on-sigterm: "exit:100ms:0", podsim.dev/service-time: 5ms }
+    spec:
+      nodeName: ${node}
+      containers:
+        - name: app
+          image: example/web:1
+          readinessProbe: { httpGet: { port: 8080 }, periodSeconds: 1 }
+`;
+
 const ETP_LOCAL = `kind: Scenario
 cluster:
   seed: 3
@@ -30,42 +50,7 @@ steps:
   - sleep: 40s
 expect:
   invariants: clean
----
-apiVersion: apps/v1
-kind: Deployment
-metadata: { name: web-a }
-spec:
-  replicas: 1
-  strategy: { type: RollingUpdate, rollingUpdate: { maxSurge: 0, maxUnavailable: 1 } }
-  selector: { matchLabels: { app: web, part: a } }
-  template:
-    metadata:
-      labels: { app: web, part: a }
-      annotations: { podsim.dev/startup: 3s, podsim.dev/on-sigterm: "exit:100ms:0", podsim.dev/service-time: 5ms }
-    spec:
-      nodeName: node-a
-      containers:
-        - name: app
-          image: example/web:1
-          readinessProbe: { httpGet: { port: 8080 }, periodSeconds: 1 }
----
-apiVersion: apps/v1
-kind: Deployment
-metadata: { name: web-b }
-spec:
-  replicas: 1
-  selector: { matchLabels: { app: web, part: b } }
-  template:
-    metadata:
-      labels: { app: web, part: b }
-      annotations: { podsim.dev/startup: 3s, podsim.dev/on-sigterm: "exit:100ms:0", podsim.dev/service-time: 5ms }
-    spec:
-      nodeName: node-b
-      containers:
-        - name: app
-          image: example/web:1
-          readinessProbe: { httpGet: { port: 8080 }, periodSeconds: 1 }
----
+${pinned('a', 'node-a', '\n  strategy: { type: RollingUpdate, rollingUpdate: { maxSurge: 0, maxUnavailable: 1 } }')}${pinned('b', 'node-b', '')}---
 apiVersion: v1
 kind: Service
 metadata: { name: web }
