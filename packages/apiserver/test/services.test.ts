@@ -74,10 +74,17 @@ test('service update: NodePort → ClusterIP drops the policy and the node ports
   const change = h.req({ type: 'ApiUpdate', resource: 'services', namespace: 'default', name: 'a', object: { ...lb, spec: { ...lb.spec, healthCheckNodePort: lb.spec.healthCheckNodePort! + 1 } } as Service });
   t.is(change.code, 422);
   t.regex((change.body as Status).message ?? '', /cannot change healthCheckNodePort on loadBalancer service with externalTraffic=Local during update/);
-  const back = h.req({ type: 'ApiUpdate', resource: 'services', namespace: 'default', name: 'a', object: { ...lb, spec: { ...lb.spec, type: 'ClusterIP', ports: [{ port: 80, protocol: 'TCP', targetPort: 80 }] } } as Service });
+  // The whole object sent back with only the type changed (kubectl edit): the node ports, policy and
+  // health check port it still carries are dropped, not a 422.
+  const back = h.req({ type: 'ApiUpdate', resource: 'services', namespace: 'default', name: 'a', object: { ...lb, spec: { ...structuredClone(lb.spec), type: 'ClusterIP' } } as Service });
   t.is(back.code, 200, JSON.stringify(back.body));
   t.is((back.body as Service).spec.externalTrafficPolicy, undefined);
   t.is((back.body as Service).spec.healthCheckNodePort, undefined);
+  t.is((back.body as Service).spec.ports![0].nodePort, undefined);
+  // A new node port on a ClusterIP Service is the client's and is refused.
+  const np = h.req({ type: 'ApiUpdate', resource: 'services', namespace: 'default', name: 'a', object: { ...(back.body as Service), spec: { ...(back.body as Service).spec, ports: [{ port: 80, protocol: 'TCP', targetPort: 80, nodePort: 30999 }] } } as Service });
+  t.is(np.code, 422);
+  t.regex((np.body as Status).message ?? '', /spec\.ports\[0\]\.nodePort: Forbidden: may not be used when `type` is 'ClusterIP'/);
 });
 
 test('service validation: no ports, a port out of range, unnamed multi-ports, a ClusterIP outside the range → 422', (t) => {

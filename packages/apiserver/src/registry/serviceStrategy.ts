@@ -293,10 +293,17 @@ export function serviceStrategy(listServices: () => readonly KubeObject[]): REST
     },
     prepareForUpdate(svc, old) {
       svc.status = old.status;
-      // externalTrafficPolicyUpdate: leaving NodePort/LoadBalancer clears the policy, which would
-      // otherwise make the update invalid; healthCheckNodePortUpdate: leaving ETP Local frees the port.
-      if (svc.spec && old.spec && needsNodePorts(old) && !needsNodePorts(svc)) delete svc.spec.externalTrafficPolicy;
-      if (svc.spec && needsHealthCheck(old) && !needsHealthCheck(svc)) delete svc.spec.healthCheckNodePort;
+      // `dropTypeDependentFields` (strategy.go): leaving NodePort/LoadBalancer clears the node ports
+      // and the policy the client sent back unchanged (they would make the update invalid); leaving
+      // ETP Local clears an unchanged health check node port (healthCheckNodePortUpdate frees it).
+      // A changed value is the client's own and stays, to be judged by validation.
+      if (svc.spec && old.spec && needsNodePorts(old) && !needsNodePorts(svc)) {
+        const oldPorts = old.spec.ports ?? [];
+        const ports = svc.spec.ports ?? [];
+        if (ports.every((p, i) => !p.nodePort || p.nodePort === oldPorts[i]?.nodePort)) for (const p of ports) delete p.nodePort;
+        if (svc.spec.externalTrafficPolicy === old.spec.externalTrafficPolicy) delete svc.spec.externalTrafficPolicy;
+      }
+      if (svc.spec && needsHealthCheck(old) && !needsHealthCheck(svc) && svc.spec.healthCheckNodePort === old.spec?.healthCheckNodePort) delete svc.spec.healthCheckNodePort;
       // An update that drops the allocated ClusterIP keeps it (the REST copies it over when unset).
       if (svc.spec && old.spec?.clusterIP && !svc.spec.clusterIP) {
         svc.spec.clusterIP = old.spec.clusterIP;
