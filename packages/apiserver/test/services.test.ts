@@ -38,6 +38,55 @@ test('service create: NodePort gets node ports in 30000-32767; LoadBalancer + Lo
   t.not(lb.spec.healthCheckNodePort, lb.spec.ports![0].nodePort);
 });
 
+test('service create: a requested nodePort is taken; one already allocated or out of range is 422 as upstream words it; the health check port 500', (t) => {
+  const h = new Harness();
+  const create = (s: Service) => h.req({ type: 'ApiCreate', resource: 'services', namespace: 'default', object: s });
+  const a = create(svc('a', { type: 'NodePort', ports: [{ port: 80, nodePort: 30080 }] }));
+  t.is(a.code, 201, JSON.stringify(a.body));
+  t.is((a.body as Service).spec.ports![0].nodePort, 30080);
+  const dup = create(svc('b', { type: 'NodePort', ports: [{ port: 80, nodePort: 30080 }] }));
+  t.is(dup.code, 422);
+  t.is((dup.body as Status).message, 'Service "b" is invalid: spec.ports[0].nodePort: Invalid value: 30080: provided port is already allocated');
+  const out = create(svc('c', { type: 'NodePort', ports: [{ port: 80, nodePort: 29999 }] }));
+  t.is(out.code, 422);
+  t.regex((out.body as Status).message ?? '', /spec\.ports\[0\]\.nodePort: Invalid value: 29999: provided port is not in the valid range\. The range of valid ports is 30000-32767/);
+  const hc = create(svc('d', { type: 'LoadBalancer', externalTrafficPolicy: 'Local', healthCheckNodePort: 30080 }));
+  t.is(hc.code, 500);
+  t.is((hc.body as Status).message, 'Internal error occurred: failed to allocate requested HealthCheck NodePort 30080: provided port is already allocated');
+  // The refused Services hold nothing: a free auto-allocated port never collides with 30080.
+  const e = create(svc('e', { type: 'LoadBalancer', externalTrafficPolicy: 'Local', healthCheckNodePort: 30081 }));
+  t.is(e.code, 201, JSON.stringify(e.body));
+  t.is((e.body as Service).spec.healthCheckNodePort, 30081);
+  t.not((e.body as Service).spec.ports![0].nodePort, 30080);
+  // Deleting a Service frees its ports.
+  t.is(h.req({ type: 'ApiDelete', resource: 'services', namespace: 'default', name: 'a' }).code, 200);
+  t.is(create(svc('b', { type: 'NodePort', ports: [{ port: 80, nodePort: 30080 }] })).code, 201);
+});
+
+test('service update: NodePort → ClusterIP drops the policy and the node ports stay only while needed; ClusterIP → NodePort allocates', (t) => {
+  const h = new Harness();
+  const s = h.req({ type: 'ApiCreate', resource: 'services', namespace: 'default', object: svc('a') }).body as Service;
+  const up = h.req({ type: 'ApiUpdate', resource: 'services', namespace: 'default', name: 'a', object: { ...s, spec: { ...s.spec, type: 'LoadBalancer', externalTrafficPolicy: 'Local' } } as Service });
+  t.is(up.code, 200, JSON.stringify(up.body));
+  const lb = up.body as Service;
+  t.true(lb.spec.ports![0].nodePort! >= 30000);
+  t.true(lb.spec.healthCheckNodePort! >= 30000);
+  const change = h.req({ type: 'ApiUpdate', resource: 'services', namespace: 'default', name: 'a', object: { ...lb, spec: { ...lb.spec, healthCheckNodePort: lb.spec.healthCheckNodePort! + 1 } } as Service });
+  t.is(change.code, 422);
+  t.regex((change.body as Status).message ?? '', /cannot change healthCheckNodePort on loadBalancer service with externalTraffic=Local during update/);
+  // The whole object sent back with only the type changed (kubectl edit): the node ports, policy and
+  // health check port it still carries are dropped, not a 422.
+  const back = h.req({ type: 'ApiUpdate', resource: 'services', namespace: 'default', name: 'a', object: { ...lb, spec: { ...structuredClone(lb.spec), type: 'ClusterIP' } } as Service });
+  t.is(back.code, 200, JSON.stringify(back.body));
+  t.is((back.body as Service).spec.externalTrafficPolicy, undefined);
+  t.is((back.body as Service).spec.healthCheckNodePort, undefined);
+  t.is((back.body as Service).spec.ports![0].nodePort, undefined);
+  // A new node port on a ClusterIP Service is the client's and is refused.
+  const np = h.req({ type: 'ApiUpdate', resource: 'services', namespace: 'default', name: 'a', object: { ...(back.body as Service), spec: { ...(back.body as Service).spec, ports: [{ port: 80, protocol: 'TCP', targetPort: 80, nodePort: 30999 }] } } as Service });
+  t.is(np.code, 422);
+  t.regex((np.body as Status).message ?? '', /spec\.ports\[0\]\.nodePort: Forbidden: may not be used when `type` is 'ClusterIP'/);
+});
+
 test('service validation: no ports, a port out of range, unnamed multi-ports, a ClusterIP outside the range → 422', (t) => {
   const h = new Harness();
   const bad = (s: Service, re: RegExp) => {
@@ -49,7 +98,8 @@ test('service validation: no ports, a port out of range, unnamed multi-ports, a 
   bad(svc('big', { ports: [{ port: 70000 }] }), /spec\.ports\[0\]\.port: Invalid value: 70000/);
   bad(svc('multi', { ports: [{ port: 80 }, { port: 81 }] }), /spec\.ports\[0\]\.name: Required value/);
   bad(svc('outside', { clusterIP: '192.168.0.1' }), /provided IP is not in the valid range/);
-  bad(svc('etp', { externalTrafficPolicy: 'Local' }), /spec\.externalTrafficPolicy: Invalid value/);
+  bad(svc('etp', { externalTrafficPolicy: 'Local' }), /^Service "etp" is invalid: spec\.externalTrafficPolicy: Invalid value: "Local": ExternalTrafficPolicy can only be set on NodePort and LoadBalancer service$/);
+  bad(svc('hc', { type: 'NodePort', healthCheckNodePort: 30500 }), /spec\.healthCheckNodePort: Invalid value: 30500: HealthCheckNodePort can only be set on LoadBalancer service with ExternalTrafficPolicy=Local/);
 });
 
 test('service update: the ClusterIP may not change', (t) => {

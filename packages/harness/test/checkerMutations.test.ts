@@ -241,6 +241,18 @@ const PLANTED: Array<[string, string, (x: Trace) => void, string[]]> = [
   ],
   ['proxy-sync-rate', 'three syncs within 20 µs on one node (burst 2, min sync 1 s)', (x) => svc(x, () => [sync(S, []), sync(S + 10, []), sync(S + 20, [])]), ['proxy-sync-rate']],
   [
+    'proxy-xlb-local-only',
+    "node-1's ETP Local node-port chain sends external traffic to a pod on another node",
+    // A Ready pod `elsewhere` on node-2, in the slice and node-1's cluster rules (correct), and in node-1's XLB chain (wrong).
+    (x) =>
+      svc(x, () => [
+        svcRec(2, 'runtime/node-2', 'cri.network', { podUid: 'elsewhere', pod: 'q', ip: '10.224.1.9', up: true }),
+        slice(2, [['elsewhere', true, true, false]]),
+        svcRec(3, 'kube-proxy/node-1', 'proxy.sync', { node: 'node-1', startUs: 2, services: { 'default/s': { clusterIP: '10.96.0.10', targets: [['10.224.1.9', 'elsewhere']], reject: false, nodePorts: [30080], local: ['10.224.1.9'] } } }),
+      ]),
+    ['proxy-xlb-local-only'],
+  ],
+  [
     'node-unknown-after-grace',
     "the node's Ready condition is written Unknown 5 s after the kubelet's last lease renewal",
     (x) => {

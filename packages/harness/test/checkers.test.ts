@@ -193,6 +193,12 @@ const broken: Array<[string, (r: R[]) => void, string[]]> = [
   ["a node's rules target the pod 6 s after its slice marked it not ready", (r) => r.push(svcR(0), sliceR(10 * S, [['u1', false, true, true]]), syncR(16 * S, [['10.224.0.2', 'u1']])), ['proxy-routes-ready-only']],
   ['three syncs within 20 µs on one node', (r) => r.push(syncR(S, []), syncR(S + 10, []), syncR(S + 20, [])), ['proxy-sync-rate']],
   [
+    "node-1's ETP Local chain lists a pod that runs on node-2",
+    (r) => r.push(svcR(0), { t: 2 * S, actor: 'runtime/node-2', kind: 'cri.network', data: { podUid: 'u9', pod: 'q', ip: '10.224.1.9', up: true } }, sliceR(2 * S, [['u9', true, true, false]]), xlbR(3 * S, [['10.224.1.9', 'u9']], ['10.224.1.9'])),
+    ['proxy-xlb-local-only'],
+  ],
+  ["node-1's ETP Local chain lists an IP that is not among its Ready targets", (r) => r.push(xlbR(3 * S, [], ['10.224.0.7'])), ['proxy-xlb-local-only']],
+  [
     'a node turns Unknown 10 s after it was registered',
     (r) => {
       r.push({ t: 15 * S, actor: 'apiserver', kind: 'api.write', data: { event: 'ADDED', resource: 'nodes', namespace: '', name: 'node-1', uid: 'n1', rv: '50', nodeReady: 'True', taints: [] } });
@@ -245,6 +251,13 @@ const sliceR = (t: number, endpoints: [string, boolean, boolean, boolean][]): R 
   actor: 'apiserver',
   kind: 'api.write',
   data: { event: 'MODIFIED', resource: 'endpointslices', namespace: 'default', name: 's-1', uid: 'sl1', service: 's', managedBy: 'endpointslice-controller.k8s.io', endpoints },
+});
+/** A sync of node-1 giving default/s node ports and this ETP Local chain (`local` IPs). */
+const xlbR = (t: number, targets: [string, string][], local: string[]): R => ({
+  t,
+  actor: 'kube-proxy/node-1',
+  kind: 'proxy.sync',
+  data: { node: 'node-1', startUs: t - 1000, services: { 'default/s': { clusterIP: '10.96.0.10', targets, reject: targets.length === 0, nodePorts: [30080], local } } },
 });
 const syncR = (t: number, targets: [string, string][]): R => ({
   t,

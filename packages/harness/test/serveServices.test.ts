@@ -104,3 +104,51 @@ test.serial('kubectl get svc / endpoints / endpointslices -o wide and describe s
   t.regex(d.stdout, /^Endpoints:\s+10\.224\.\d+\.\d+:8080,10\.224\.\d+\.\d+:8080$/m);
   t.regex(d.stdout, /^Session Affinity:\s+None$/m);
 });
+
+test.serial('kubectl: a NodePort and a LoadBalancer (ETP Local, ClientIP) show nodePort:port in PORT(S), <pending> EXTERNAL-IP, the policy, health check port and affinity in describe; a taken nodePort is 422', async (t) => {
+  t.timeout(120_000);
+  const k = client(t);
+  const file = join(dir, 'types.yaml');
+  writeFileSync(
+    file,
+    `apiVersion: v1
+kind: Service
+metadata: { name: web-np }
+spec:
+  type: NodePort
+  selector: { app: web }
+  ports: [{ name: http, port: 80, targetPort: http, nodePort: 30080 }]
+---
+apiVersion: v1
+kind: Service
+metadata: { name: web-lb }
+spec:
+  type: LoadBalancer
+  externalTrafficPolicy: Local
+  sessionAffinity: ClientIP
+  selector: { app: web }
+  ports: [{ name: http, port: 80, targetPort: http }]
+`,
+  );
+  const applied = await k.run(['apply', '-f', file, ...validateFlags]);
+  t.is(applied.code, 0, applied.stderr);
+  const get = await k.run(['get', 'svc', 'web-np', 'web-lb']);
+  t.is(get.code, 0, get.stderr);
+  const rows = get.stdout.trim().split('\n').slice(1);
+  t.regex(rows[0], /^web-np\s+NodePort\s+10\.\d+\.\d+\.\d+\s+<none>\s+80:30080\/TCP\s+\S+$/);
+  t.regex(rows[1], /^web-lb\s+LoadBalancer\s+10\.\d+\.\d+\.\d+\s+<pending>\s+80:3\d{4}\/TCP\s+\S+$/);
+  const lbPort = /80:(3\d{4})\/TCP/.exec(rows[1])![1];
+  const d = await k.run(['describe', 'svc', 'web-lb']);
+  t.is(d.code, 0, d.stderr);
+  t.regex(d.stdout, /^Type:\s+LoadBalancer$/m);
+  t.regex(d.stdout, new RegExp(`^NodePort:\\s+http\\s+${lbPort}/TCP$`, 'm'));
+  t.regex(d.stdout, /^Session Affinity:\s+ClientIP$/m);
+  t.regex(d.stdout, /^External Traffic Policy:\s+Local$/m);
+  t.regex(d.stdout, /^HealthCheck NodePort:\s+3\d{4}$/m);
+  const np = await k.run(['describe', 'svc', 'web-np']);
+  t.regex(np.stdout, /^NodePort:\s+http\s+30080\/TCP$/m);
+  t.regex(np.stdout, /^External Traffic Policy:\s+Cluster$/m);
+  const taken = await k.run(['create', 'service', 'nodeport', 'dup', '--tcp=80:80', '--node-port=30080']);
+  t.not(taken.code, 0);
+  t.regex(taken.stderr, /Service "dup" is invalid: spec\.ports\[0\]\.nodePort: Invalid value: 30080: provided port is already allocated/);
+});

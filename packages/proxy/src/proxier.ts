@@ -8,12 +8,24 @@
  * `pkg/proxy/iptables/proxier.go` `syncProxyRules`: new ClusterIP connections are balanced
  * uniformly over the **Ready** endpoints; none Ready → a REJECT rule (1.22.4+, #106373). The
  * applied view ({@link AppliedService}) is what routes a node's new connections.
- * Not modelled: NodePort/LoadBalancer/externalIPs rules and ETP Local's XLB chain, session
- * affinity tables, UDP conntrack flushing, the health check server (reported as unchecked by the
- * harness), headless Services (no rules, as upstream).
+ * Node ports (`KUBE-NODEPORTS`, on every node): ETP Cluster → the same `KUBE-SVC-…` targets;
+ * ETP Local → the `KUBE-XLB-…` chain, this node's **Ready** local endpoints only, none → the
+ * `"<svc> has no local endpoints"` rule to `KUBE-MARK-DROP` (the ProxyTerminatingEndpoints gate is
+ * alpha/off in 1.22, so no fallback to serving+terminating ones); no Ready endpoint anywhere → REJECT
+ * for the node ports too (1.22.4+). `sessionAffinity: ClientIP`: the applied view carries the
+ * `recent` timeout (`--rcheck --seconds T --reap`), its rules only for Ready endpoints (1.22.4+,
+ * #106373); the `recent` tables themselves are per-node kernel state filled by traffic, kept by
+ * the traffic evaluation (harness/src/traffic). IPVS mode reuses the same view: real servers =
+ * Ready endpoints (local ones for ETP Local node ports), persistence timeout = the affinity timeout.
+ * Not modelled: externalIPs and LoadBalancer ingress IPs (no cloud provider: `<pending>`), the
+ * health check server's answers (its 200/503 equals `local` being non-empty), UDP conntrack
+ * flushing, headless Services (no rules, as upstream).
  */
 import type { EndpointSlice, Service } from '@podsim/api';
 import { LABEL_HEADLESS_SERVICE, LABEL_SERVICE_NAME } from '@podsim/api';
+
+/** `v1.DefaultClientIPServiceAffinitySeconds` (3 h). */
+export const DEFAULT_STICKY_MAX_AGE_SECONDS = 10800;
 
 /** `service.kubernetes.io/service-proxy-name`: objects with it belong to another proxy. */
 export const LABEL_SERVICE_PROXY_NAME = 'service.kubernetes.io/service-proxy-name';
@@ -32,9 +44,14 @@ export interface ProxyEndpoint {
 /** A Service as its rules see it (`BaseServiceInfo`). */
 export interface ProxyServiceInfo {
   readonly clusterIP: string;
-  readonly ports: readonly { readonly port: number; readonly protocol: string }[];
+  /** `nodePort` 0 when the port has none (ClusterIP Services, `allocateLoadBalancerNodePorts: false`). */
+  readonly ports: readonly { readonly port: number; readonly protocol: string; readonly nodePort: number }[];
   readonly internalTrafficPolicy: 'Cluster' | 'Local';
+  /** `NodeLocalExternal()`: NodePort/LoadBalancer with `externalTrafficPolicy: Local`. */
+  readonly externalTrafficPolicy: 'Cluster' | 'Local';
   readonly sessionAffinity: 'None' | 'ClientIP';
+  /** `sessionAffinityConfig.clientIP.timeoutSeconds` (default 10800 s) when ClientIP, else 0. */
+  readonly stickyMaxAgeSeconds: number;
 }
 
 /** What a node's last sync wrote for one Service: the endpoints its new connections go to. */
@@ -44,6 +61,15 @@ export interface AppliedService {
   readonly targets: readonly { readonly ip: string; readonly podUid: string }[];
   /** No usable endpoint: the REJECT rule is in place (connection refused). */
   readonly reject: boolean;
+  /** The Service's node ports (sorted), present only when it has any (`KUBE-NODEPORTS` rules). */
+  readonly nodePorts?: readonly number[];
+  /**
+   * ETP Local only: the IPs of this node's Ready endpoints (the `KUBE-XLB-…` chain's targets, a
+   * subset of `targets`); empty = the DROP rule for traffic arriving at this node's node ports.
+   */
+  readonly local?: readonly string[];
+  /** ClientIP affinity: the `recent` match's `--seconds` (absent: no affinity rules). */
+  readonly affinitySeconds?: number;
 }
 
 function svcKeyOfSlice(s: EndpointSlice): string | undefined {
@@ -60,11 +86,16 @@ export function proxyIgnores(labels: Readonly<Record<string, string>> | undefine
 export function serviceInfo(svc: Service): ProxyServiceInfo | undefined {
   const ip = svc.spec?.clusterIP;
   if (!ip || ip === 'None' || svc.spec?.type === 'ExternalName' || proxyIgnores(svc.metadata.labels)) return undefined;
+  const external = svc.spec?.type === 'NodePort' || svc.spec?.type === 'LoadBalancer';
+  const affinity = svc.spec?.sessionAffinity === 'ClientIP';
   return {
     clusterIP: ip,
-    ports: (svc.spec?.ports ?? []).map((p) => ({ port: p.port, protocol: p.protocol ?? 'TCP' })),
+    ports: (svc.spec?.ports ?? []).map((p) => ({ port: p.port, protocol: p.protocol ?? 'TCP', nodePort: external ? (p.nodePort ?? 0) : 0 })),
     internalTrafficPolicy: svc.spec?.internalTrafficPolicy === 'Local' ? 'Local' : 'Cluster',
-    sessionAffinity: svc.spec?.sessionAffinity === 'ClientIP' ? 'ClientIP' : 'None',
+    externalTrafficPolicy: external && svc.spec?.externalTrafficPolicy === 'Local' ? 'Local' : 'Cluster',
+    sessionAffinity: affinity ? 'ClientIP' : 'None',
+    // newBaseServiceInfo: stickyMaxAgeSeconds from the config, the API default when absent.
+    stickyMaxAgeSeconds: affinity ? (svc.spec?.sessionAffinityConfig?.clientIP?.timeoutSeconds ?? DEFAULT_STICKY_MAX_AGE_SECONDS) : 0,
   };
 }
 
@@ -120,14 +151,20 @@ function endpointListsEqual(a: readonly ProxyEndpoint[] | undefined, b: readonly
 function serviceInfosEqual(a: ProxyServiceInfo | undefined, b: ProxyServiceInfo | undefined): boolean {
   if (a === b) return true;
   if (!a || !b) return false;
-  if (a.clusterIP !== b.clusterIP || a.internalTrafficPolicy !== b.internalTrafficPolicy || a.sessionAffinity !== b.sessionAffinity || a.ports.length !== b.ports.length) return false;
-  return a.ports.every((p, i) => p.port === b.ports[i].port && p.protocol === b.ports[i].protocol);
+  if (a.clusterIP !== b.clusterIP || a.internalTrafficPolicy !== b.internalTrafficPolicy || a.externalTrafficPolicy !== b.externalTrafficPolicy || a.sessionAffinity !== b.sessionAffinity || a.stickyMaxAgeSeconds !== b.stickyMaxAgeSeconds || a.ports.length !== b.ports.length) return false;
+  return a.ports.every((p, i) => p.port === b.ports[i].port && p.protocol === b.ports[i].protocol && p.nodePort === b.ports[i].nodePort);
 }
 
 function appliedEqual(a: AppliedService | undefined, b: AppliedService | undefined): boolean {
   if (a === b) return true;
-  if (!a || !b || a.clusterIP !== b.clusterIP || a.reject !== b.reject || a.targets.length !== b.targets.length) return false;
+  if (!a || !b || a.clusterIP !== b.clusterIP || a.reject !== b.reject || a.targets.length !== b.targets.length || a.affinitySeconds !== b.affinitySeconds) return false;
+  if (!sameList(a.nodePorts, b.nodePorts) || !sameList(a.local, b.local)) return false;
   return a.targets.every((t, i) => t.ip === b.targets[i].ip && t.podUid === b.targets[i].podUid);
+}
+
+function sameList<T>(a: readonly T[] | undefined, b: readonly T[] | undefined): boolean {
+  if (a === undefined || b === undefined) return a === b;
+  return a.length === b.length && a.every((x, i) => x === b[i]);
 }
 
 /**
@@ -212,7 +249,7 @@ export class Proxier {
         const eps = this.endpointsOf(key);
         // FilterEndpoints: internalTrafficPolicy Local keeps the node's own endpoints.
         const usable = eps.filter((e) => e.ready && (info.internalTrafficPolicy === 'Cluster' || e.nodeName === this.nodeName));
-        next = { clusterIP: info.clusterIP, targets: usable.map((e) => ({ ip: e.ip, podUid: e.podUid })), reject: usable.length === 0 };
+        next = externalRules(info, eps, this.nodeName, { clusterIP: info.clusterIP, targets: usable.map((e) => ({ ip: e.ip, podUid: e.podUid })), reject: usable.length === 0 });
       }
       const prev = this.applied.get(key);
       if (!appliedEqual(prev, next)) changed.set(key, next);
@@ -221,7 +258,14 @@ export class Proxier {
     }
     this.dirty.clear();
     let rules = 0;
-    for (const [key, a] of this.applied) rules += 4 * (this.services.get(key)?.ports.length ?? 1) + 3 * a.targets.length + (a.reject ? 1 : 0);
+    for (const [key, a] of this.applied) {
+      rules += 4 * (this.services.get(key)?.ports.length ?? 1) + 3 * a.targets.length + (a.reject ? 1 : 0);
+      // KUBE-NODEPORTS (mark + jump per node port), the XLB chain (2 + its targets or the DROP),
+      // and the `recent --rcheck` rule per Ready endpoint chain (its `--set` rides in the chain).
+      if (a.nodePorts) rules += 2 * a.nodePorts.length;
+      if (a.local) rules += 2 + Math.max(1, a.local.length);
+      if (a.affinitySeconds !== undefined) rules += a.targets.length + (a.local?.length ?? 0);
+    }
     this.ruleCount = rules;
     return changed;
   }
@@ -230,6 +274,24 @@ export class Proxier {
   view(key: string): AppliedService | undefined {
     return this.applied.get(key);
   }
+}
+
+/**
+ * The node-port and affinity part of `syncProxyRules` for one Service (v1.22.4+ logic, see the
+ * header): adds `nodePorts`, the ETP Local `local` targets (Ready endpoints whose `nodeName` is
+ * this node, `IsLocal`) and `affinitySeconds` to the cluster view, each only when it applies, so a
+ * plain ClusterIP Service's view (and its trace) is unchanged.
+ */
+function externalRules(info: ProxyServiceInfo, eps: readonly ProxyEndpoint[], nodeName: string, view: AppliedService): AppliedService {
+  const nodePorts = [...new Set(info.ports.map((p) => p.nodePort).filter((n) => n > 0))].sort((a, b) => a - b);
+  const withPorts = nodePorts.length > 0;
+  if (!withPorts && info.sessionAffinity === 'None') return view;
+  return {
+    ...view,
+    ...(withPorts ? { nodePorts } : {}),
+    ...(withPorts && info.externalTrafficPolicy === 'Local' ? { local: eps.filter((e) => e.ready && e.nodeName === nodeName).map((e) => e.ip) } : {}),
+    ...(info.sessionAffinity === 'ClientIP' ? { affinitySeconds: info.stickyMaxAgeSeconds } : {}),
+  };
 }
 
 /** Sync-duration model: `D = base + perRule × rules` virtual µs (iptables-restore rewrites the full tables). */
@@ -244,12 +306,25 @@ export function syncDurationUs(rules: number, baseUs: number, perRuleUs: number)
  * the number after it). Tracing the change instead of every target keeps the record of a
  * 1,000-endpoint Service small on each of 100 nodes; {@link applyTargetDelta} rebuilds the list.
  */
-export type TracedView =
+export type TracedView = (
   | { readonly clusterIP: string; readonly targets: [string, string][]; readonly reject: boolean }
-  | { readonly clusterIP: string; readonly add: [string, string][]; readonly remove: [string, string][]; readonly reject: boolean; readonly count: number };
+  | { readonly clusterIP: string; readonly add: [string, string][]; readonly remove: [string, string][]; readonly reject: boolean; readonly count: number }
+) &
+  TracedExternal;
+
+/** The node-port / affinity fields of a view, traced in full when present (small: a node's local endpoints). */
+export interface TracedExternal {
+  readonly nodePorts?: readonly number[];
+  readonly local?: readonly string[];
+  readonly affinitySeconds?: number;
+}
+
+function tracedExternal(v: AppliedService): TracedExternal {
+  return { ...(v.nodePorts ? { nodePorts: v.nodePorts } : {}), ...(v.local ? { local: v.local } : {}), ...(v.affinitySeconds !== undefined ? { affinitySeconds: v.affinitySeconds } : {}) };
+}
 
 export function tracedView(prev: AppliedService | undefined, next: AppliedService): TracedView {
-  if (!prev) return { clusterIP: next.clusterIP, targets: next.targets.map((t) => [t.ip, t.podUid]), reject: next.reject };
+  if (!prev) return { clusterIP: next.clusterIP, targets: next.targets.map((t) => [t.ip, t.podUid]), reject: next.reject, ...tracedExternal(next) };
   // Both lists are sorted by IP and unique by IP ({@link Proxier.endpointsOf}): one merge walk.
   const a = prev.targets;
   const b = next.targets;
@@ -274,7 +349,7 @@ export function tracedView(prev: AppliedService | undefined, next: AppliedServic
       j++;
     }
   }
-  return { clusterIP: next.clusterIP, add, remove, reject: next.reject, count: next.targets.length };
+  return { clusterIP: next.clusterIP, add, remove, reject: next.reject, count: next.targets.length, ...tracedExternal(next) };
 }
 
 /**

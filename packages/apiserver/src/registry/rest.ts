@@ -52,6 +52,8 @@ export function beforeCreate<T extends KubeObject>(strategy: RESTStrategy<T>, rc
   // meta; this is done after custom validation so that specific error messages are shown first.
   const common = validateObjectMeta(meta, strategy.namespaceScoped, validatePathSegmentName);
   if (common.length > 0) return newInvalid(strategy.groupKind, meta.name ?? '', common);
+  const refused = strategy.allocate?.(obj, rctx, undefined);
+  if (refused) return refused;
   strategy.canonicalize?.(obj);
   return undefined;
 }
@@ -90,6 +92,8 @@ export function beforeUpdate<T extends KubeObject>(strategy: RESTStrategy<T>, rc
   ];
   errs.push(...strategy.validateUpdate(obj, old));
   if (errs.length > 0) return newInvalid(strategy.groupKind, meta.name ?? '', dedupe(errs));
+  const refused = strategy.allocate?.(obj, rctx, old);
+  if (refused) return refused;
   strategy.canonicalize?.(obj);
   return undefined;
 }

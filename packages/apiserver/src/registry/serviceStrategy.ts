@@ -12,9 +12,9 @@
  * stored Services (upstream keeps a bitmap repaired by a controller), so a deleted Service's
  * addresses are free at once; allocation order is seeded (`randomScanStrategy`'s random start).
  */
-import type { EndpointSlice, Endpoints, KubeObject, Service, ServicePort } from '@podsim/api';
+import type { EndpointSlice, Endpoints, KubeObject, Service, ServicePort, Status } from '@podsim/api';
 import { validateLabelKey, validateLabelValue } from '@podsim/api';
-import { type FieldError, field } from '../errors.js';
+import { type FieldError, field, newInternalError, newInvalid } from '../errors.js';
 import { semanticEqual } from '../objects.js';
 import { nameIsDNSLabel, nameIsDNSSubdomain, validateObjectMeta, validateObjectMetaUpdate } from '../validation.js';
 import type { RESTStrategy, RequestContext } from './strategy.js';
@@ -97,10 +97,12 @@ function usedClusterIPs(services: readonly KubeObject[], self: Service): Set<num
   return out;
 }
 
-function usedNodePorts(services: readonly KubeObject[]): Set<number> {
+/** The node ports (service ports' and health check) held by stored Services other than `self`. */
+function usedNodePorts(services: readonly KubeObject[], self: Service): Set<number> {
   const out = new Set<number>();
   for (const o of services) {
     const s = o as Service;
+    if (s.metadata.namespace === self.metadata.namespace && s.metadata.name === self.metadata.name) continue;
     for (const p of s.spec?.ports ?? []) if (p.nodePort) out.add(p.nodePort);
     if (s.spec?.healthCheckNodePort) out.add(s.spec.healthCheckNodePort);
   }
@@ -108,17 +110,15 @@ function usedNodePorts(services: readonly KubeObject[]): Set<number> {
 }
 
 /**
- * `REST.Create`'s allocation: a ClusterIP (unless `None` or ExternalName; a requested one is kept
- * and checked by validation), node ports for NodePort/LoadBalancer, and the health check node
- * port of a LoadBalancer with `externalTrafficPolicy: Local`. `listServices` reads the store.
+ * `REST.Create`'s ClusterIP allocation (unless `None` or ExternalName; a requested one is kept
+ * and checked by validation). Node ports are allocated after validation, by {@link allocateNodePorts}.
  */
 export function allocateServiceAddresses(svc: Service, rctx: RequestContext, listServices: () => readonly KubeObject[]): void {
   const spec = svc.spec;
   if (!spec) return;
-  const all = listServices();
   if (spec.type !== 'ExternalName' && spec.clusterIP !== 'None') {
     if (!spec.clusterIP) {
-      const used = usedClusterIPs(all, svc);
+      const used = usedClusterIPs(listServices(), svc);
       // Skip the network address (offset 0) and the broadcast address, as the range allocator does.
       const i = scanFree(rctx, CIDR_SIZE - 2, (k) => used.has(CIDR_BASE + 1 + k));
       if (i !== undefined) spec.clusterIP = intToIpv4(CIDR_BASE + 1 + i);
@@ -131,15 +131,83 @@ export function allocateServiceAddresses(svc: Service, rctx: RequestContext, lis
     spec.ipFamilies ??= ['IPv4'];
     spec.ipFamilyPolicy ??= 'SingleStack';
   }
-  const usedPorts = usedNodePorts(all);
-  const nodePort = () => {
-    const i = scanFree(rctx, SERVICE_NODE_PORT_RANGE.size, (k) => usedPorts.has(SERVICE_NODE_PORT_RANGE.base + k));
-    const port = SERVICE_NODE_PORT_RANGE.base + (i ?? 0);
-    usedPorts.add(port);
+}
+
+/** `portallocator.ErrNotInRange` / `ErrAllocated` as `Allocate` words them; undefined = free. */
+function nodePortProblem(port: number, used: ReadonlySet<number>): string | undefined {
+  const { base, size } = SERVICE_NODE_PORT_RANGE;
+  if (port < base || port >= base + size) return `provided port is not in the valid range. The range of valid ports is ${base}-${base + size - 1}`;
+  if (used.has(port)) return 'provided port is already allocated';
+  return undefined;
+}
+
+/** `apiservice.NeedsHealthCheck`: a LoadBalancer with `externalTrafficPolicy: Local`. */
+export const needsHealthCheck = (s: Service) => s.spec?.type === 'LoadBalancer' && s.spec.externalTrafficPolicy === 'Local';
+
+/**
+ * The node-port part of v1.22 `pkg/registry/core/service/storage/rest.go` `REST.Create` /
+ * `REST.Update`, run once the Service validated: `initNodePorts` / `updateNodePorts` (a requested
+ * `nodePort` is taken if free and in `--service-node-port-range`, else 422
+ * `spec.ports[i].nodePort: Invalid value: N: provided port is already allocated`; a missing one is
+ * allocated from a seeded random start, `randomScanStrategy`; ports with the same port number share
+ * one node port; a LoadBalancer with `allocateLoadBalancerNodePorts: false` gets none, the
+ * ServiceLBNodePortControl gate being beta/on), then `allocateHealthCheckNodePort` for
+ * {@link needsHealthCheck} (a requested one already allocated is a 500 InternalError
+ * `failed to allocate requested HealthCheck NodePort N: …`, as upstream wraps it) and, on update,
+ * `healthCheckNodePortUpdate` (kept, released when no longer needed, 422 when changed).
+ * `old` is undefined on create. Ports of a deleted Service are free at once (no bitmap repair).
+ */
+export function allocateNodePorts(svc: Service, rctx: RequestContext, old: Service | undefined, listServices: () => readonly KubeObject[]): Status | undefined {
+  const spec = svc.spec;
+  if (!spec) return undefined;
+  const used = usedNodePorts(listServices(), svc);
+  const allocate = () => {
+    const i = scanFree(rctx, SERVICE_NODE_PORT_RANGE.size, (k) => used.has(SERVICE_NODE_PORT_RANGE.base + k));
+    if (i === undefined) return undefined;
+    const port = SERVICE_NODE_PORT_RANGE.base + i;
+    used.add(port);
     return port;
   };
-  if (needsNodePorts(svc)) for (const p of spec.ports ?? []) p.nodePort ||= nodePort();
-  if (spec.type === 'LoadBalancer' && spec.externalTrafficPolicy === 'Local') spec.healthCheckNodePort ||= nodePort();
+  const errs: FieldError[] = [];
+  if (needsNodePorts(svc) && !(spec.type === 'LoadBalancer' && spec.allocateLoadBalancerNodePorts === false)) {
+    const byServicePort = new Map<number, number>();
+    (spec.ports ?? []).forEach((p, i) => {
+      const shared = byServicePort.get(p.port);
+      if (p.nodePort) {
+        if (shared === p.nodePort) return;
+        const problem = nodePortProblem(p.nodePort, used);
+        if (problem) errs.push(field.invalid(`spec.ports[${i}].nodePort`, p.nodePort, problem));
+        else used.add(p.nodePort);
+      } else {
+        const port = shared ?? allocate();
+        if (port === undefined) errs.push(field.invalid(`spec.ports[${i}].nodePort`, 0, 'range is full'));
+        else p.nodePort = port;
+      }
+      if (p.nodePort) byServicePort.set(p.port, p.nodePort);
+    });
+  }
+  if (errs.length > 0) return newInvalid({ group: '', kind: 'Service' }, svc.metadata.name ?? '', errs);
+  const neededHc = old !== undefined && needsHealthCheck(old);
+  if (needsHealthCheck(svc)) {
+    if (neededHc) {
+      const was = old!.spec?.healthCheckNodePort;
+      spec.healthCheckNodePort ||= was;
+      if (spec.healthCheckNodePort !== was) {
+        return newInvalid({ group: '', kind: 'Service' }, svc.metadata.name ?? '', [
+          field.invalid('spec.healthCheckNodePort', spec.healthCheckNodePort, 'cannot change healthCheckNodePort on loadBalancer service with externalTraffic=Local during update'),
+        ]);
+      }
+    } else if (spec.healthCheckNodePort) {
+      const problem = nodePortProblem(spec.healthCheckNodePort, used);
+      if (problem) return newInternalError(`failed to allocate requested HealthCheck NodePort ${spec.healthCheckNodePort}: ${problem}`);
+      used.add(spec.healthCheckNodePort);
+    } else {
+      const port = allocate();
+      if (port === undefined) return newInternalError('failed to allocate a nodePort: range is full');
+      spec.healthCheckNodePort = port;
+    }
+  } else if (neededHc) delete spec.healthCheckNodePort;
+  return undefined;
 }
 
 const PROTOCOLS = ['TCP', 'UDP', 'SCTP'] as const;
@@ -189,15 +257,17 @@ export function validateService(svc: Service): FieldError[] {
   if (spec.sessionAffinity !== undefined && spec.sessionAffinity !== 'None' && spec.sessionAffinity !== 'ClientIP') errs.push(field.notSupported('spec.sessionAffinity', spec.sessionAffinity, ['ClientIP', 'None']));
   const timeout = spec.sessionAffinityConfig?.clientIP?.timeoutSeconds;
   if (timeout !== undefined && (timeout <= 0 || timeout > 86400)) errs.push(field.invalid('spec.sessionAffinityConfig.clientIP.timeoutSeconds', timeout, 'must be greater than 0 and less than 86400'));
-  if (spec.externalTrafficPolicy !== undefined) {
-    if (type !== 'NodePort' && type !== 'LoadBalancer') errs.push(field.invalid('spec.externalTrafficPolicy', spec.externalTrafficPolicy, 'may only be set when `type` is \'NodePort\' or \'LoadBalancer\''));
-    else if (spec.externalTrafficPolicy !== 'Cluster' && spec.externalTrafficPolicy !== 'Local') errs.push(field.notSupported('spec.externalTrafficPolicy', spec.externalTrafficPolicy, ['Cluster', 'Local']));
-  }
+  // validateServiceExternalTrafficFieldsValue, then ValidateServiceExternalTrafficFieldsCombination
+  // (v1.22 words; REST.Create runs it on the allocated Service, the same 422).
+  const etp = spec.externalTrafficPolicy as string | undefined;
+  if (etp !== undefined && etp !== '' && etp !== 'Cluster' && etp !== 'Local') errs.push(field.invalid('spec.externalTrafficPolicy', etp, 'ExternalTrafficPolicy must be empty, Cluster or Local'));
+  if (spec.healthCheckNodePort !== undefined && spec.healthCheckNodePort < 0) errs.push(field.invalid('spec.healthCheckNodePort', spec.healthCheckNodePort, 'HealthCheckNodePort must be not less than 0'));
+  if (etp && type !== 'NodePort' && type !== 'LoadBalancer') errs.push(field.invalid('spec.externalTrafficPolicy', etp, 'ExternalTrafficPolicy can only be set on NodePort and LoadBalancer service'));
   if (spec.internalTrafficPolicy !== undefined && spec.internalTrafficPolicy !== 'Cluster' && spec.internalTrafficPolicy !== 'Local') {
     errs.push(field.notSupported('spec.internalTrafficPolicy', spec.internalTrafficPolicy, ['Cluster', 'Local']));
   }
-  if (spec.healthCheckNodePort && !(type === 'LoadBalancer' && spec.externalTrafficPolicy === 'Local')) {
-    errs.push(field.invalid('spec.healthCheckNodePort', spec.healthCheckNodePort, 'may only be set when `type` is \'LoadBalancer\' and `externalTrafficPolicy` is \'Local\''));
+  if (spec.healthCheckNodePort && spec.healthCheckNodePort > 0 && !needsHealthCheck(svc)) {
+    errs.push(field.invalid('spec.healthCheckNodePort', spec.healthCheckNodePort, 'HealthCheckNodePort can only be set on LoadBalancer service with ExternalTrafficPolicy=Local'));
   }
   return errs;
 }
@@ -223,6 +293,17 @@ export function serviceStrategy(listServices: () => readonly KubeObject[]): REST
     },
     prepareForUpdate(svc, old) {
       svc.status = old.status;
+      // `dropTypeDependentFields` (strategy.go): leaving NodePort/LoadBalancer clears the node ports
+      // and the policy the client sent back unchanged (they would make the update invalid); leaving
+      // ETP Local clears an unchanged health check node port (healthCheckNodePortUpdate frees it).
+      // A changed value is the client's own and stays, to be judged by validation.
+      if (svc.spec && old.spec && needsNodePorts(old) && !needsNodePorts(svc)) {
+        const oldPorts = old.spec.ports ?? [];
+        const ports = svc.spec.ports ?? [];
+        if (ports.every((p, i) => !p.nodePort || p.nodePort === oldPorts[i]?.nodePort)) for (const p of ports) delete p.nodePort;
+        if (svc.spec.externalTrafficPolicy === old.spec.externalTrafficPolicy) delete svc.spec.externalTrafficPolicy;
+      }
+      if (svc.spec && needsHealthCheck(old) && !needsHealthCheck(svc) && svc.spec.healthCheckNodePort === old.spec?.healthCheckNodePort) delete svc.spec.healthCheckNodePort;
       // An update that drops the allocated ClusterIP keeps it (the REST copies it over when unset).
       if (svc.spec && old.spec?.clusterIP && !svc.spec.clusterIP) {
         svc.spec.clusterIP = old.spec.clusterIP;
@@ -239,6 +320,7 @@ export function serviceStrategy(listServices: () => readonly KubeObject[]): REST
     },
     validate: validateService,
     validateUpdate: validateServiceUpdate,
+    allocate: (svc, rctx, old) => allocateNodePorts(svc, rctx, old, listServices),
     allowCreateOnUpdate: true,
     allowUnconditionalUpdate: true,
   };

@@ -4,7 +4,7 @@
  * GarbageCollectionDeleteStrategy) and the per-request context the registry needs: the virtual
  * clock, seeded ids (`names.SimpleNameGenerator` draws from `ctx.newId`), the request namespace.
  */
-import type { Clock, DeleteOptions, KubeObject, VirtualTime } from '@podsim/api';
+import type { Clock, DeleteOptions, KubeObject, Status, VirtualTime } from '@podsim/api';
 import { KUBE_NAME_ALPHABET } from '@podsim/api';
 import type { FieldError, GroupKind } from '../errors.js';
 
@@ -41,6 +41,13 @@ export interface RESTStrategy<T extends KubeObject = KubeObject> {
   prepareForUpdate(obj: T, old: T): void;
   validate(obj: T): FieldError[];
   validateUpdate(obj: T, old: T): FieldError[];
+  /**
+   * The allocations a resource's REST storage makes after BeforeCreate / BeforeUpdate validated
+   * the object (Services: `REST.Create`'s `initNodePorts` and health check node port, `updateNodePorts`
+   * on update; `old` is undefined on create). Returns the Status of a refused allocation (422 for a
+   * node port already allocated or out of range, 500 for the health check node port, as upstream).
+   */
+  allocate?(obj: T, rctx: RequestContext, old: T | undefined): Status | undefined;
   /** `Canonicalize`: normalizes the object after validation (namespaces: the name label). */
   canonicalize?(obj: T): void;
   readonly allowCreateOnUpdate: boolean;

@@ -5,10 +5,11 @@
  * (Endpoints exclusion), §12.2/§12.3 (a terminating endpoint is never ready; ready ⇒ serving ∧
  * ¬terminating), §12.4 (object sizes against the API limits), the issue's "a slice never lists a
  * pod the apiserver deleted once the controller synced", §12.5 (a node's rules only target
- * endpoints Ready in the slices) and §12.6 (sync rate). The time-based ones allow the
+ * endpoints Ready in the slices), §12.6 (sync rate) and §12.9/§12.10 (the ETP Local XLB chain,
+ * whose emptiness is also the health check node port's 503, holds only the node's own Ready pods). The time-based ones allow the
  * controllers and kube-proxy {@link OBSERVE_TOLERANCE_US} to observe a write, and are skipped in
  * runs with injected faults (a delayed watch makes them unknowable from the trace). Not observable
- * here: §12.7–§12.12 (conntrack, UDP flush, health checks, ETP Local, preStop ordering is the
+ * here: §12.7, §12.8, §12.11, §12.12 (conntrack, UDP flush, preStop ordering is the
  * deletion checker `prestop-before-sigterm`, propagation independence).
  */
 import { US_PER_SECOND, type TraceRecord } from '@podsim/api';
@@ -218,6 +219,37 @@ export const TRAFFIC_INVARIANTS: readonly Invariant[] = [
           if (j >= l.length) break;
           const span = l[j].start - l[i].start;
           if (span + 1 < min) out.push({ invariant: 'proxy-sync-rate', t: l[j].start, message: `kube-proxy/${node}: ${burst + 1} syncs within ${sec(span)} (burst ${burst}, min sync period ${sec(min)})` });
+        }
+      }
+      return out;
+    },
+  },
+  {
+    id: 'proxy-xlb-local-only',
+    spec: 'endpoints-traffic §12.9, §12.10',
+    title: "a node's ETP Local node-port chain (KUBE-XLB) holds only that node's own Ready endpoints: external traffic is never forwarded to another node",
+    check(m) {
+      const w = writesOf(m);
+      if (w.syncs.length === 0) return [];
+      // Which node each pod network lives on (its runtime), by IP and pod UID.
+      const nodeOf = new Map<string, string>();
+      for (const r of m.records) {
+        if (r.kind !== 'cri.network' || !r.actor.startsWith('runtime/')) continue;
+        const d = r.data as { podUid: string; ip: string; up: boolean };
+        if (d.up) nodeOf.set(`${d.ip}|${d.podUid}`, r.actor.slice('runtime/'.length));
+      }
+      const out: Violation[] = [];
+      for (const [node, perSvc] of proxyViews(w.syncs)) {
+        for (const [key, points] of perSvc) {
+          for (const p of points) {
+            for (const ip of p.local ?? []) {
+              const target = (p.targets ?? []).find((x) => x[0] === ip);
+              const at = target ? nodeOf.get(`${ip}|${target[1]}`) : undefined;
+              // The health check node port answers 200 iff this list is non-empty (§12.9), so a wrong entry is a wrong answer too.
+              if (!target) out.push({ invariant: 'proxy-xlb-local-only', t: p.t, message: `kube-proxy/${node} sync at ${sec(p.t)}: the XLB chain of ${key} targets ${ip}, not a Ready endpoint of its rules` });
+              else if (at !== undefined && at !== node) out.push({ invariant: 'proxy-xlb-local-only', t: p.t, message: `kube-proxy/${node} sync at ${sec(p.t)}: the XLB chain of ${key} targets ${ip}, a pod on ${at}` });
+            }
+          }
         }
       }
       return out;

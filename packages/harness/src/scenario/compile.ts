@@ -574,6 +574,17 @@ export function compileScenario(sc: LoadedScenario, opts: PlanOptions = {}): Run
     if (first !== undefined) issues.push(src.issue(['traffic', i, ...(tr.id !== undefined ? ['id'] : [])], `duplicate traffic source id ${JSON.stringify(id)} (also traffic[${first}], line ${src.locate(['traffic', first]).line})`));
     else seenTrafficIds.set(id, i);
     if (tr.timeout !== undefined && tr.timeout <= 0) issues.push(src.issue(['traffic', i, 'timeout'], 'timeout must be positive (every request would time out at once)'));
+    if (tr.nodePort === true) {
+      // Node-port traffic needs node ports: kube-proxy opens none for a ClusterIP Service, nor for a
+      // LoadBalancer that opted out of them (ServiceLBNodePortControl).
+      const type = target?.spec?.type ?? 'ClusterIP';
+      if (target && type !== 'NodePort' && type !== 'LoadBalancer') issues.push(src.issue(['traffic', i, 'nodePort'], `Service ${ns}/${tr.service} is type ${type}: it has no node port (nodePort traffic needs type NodePort or LoadBalancer)`));
+      else if (target && target.spec?.allocateLoadBalancerNodePorts === false) issues.push(src.issue(['traffic', i, 'nodePort'], `Service ${ns}/${tr.service} sets allocateLoadBalancerNodePorts: false: it has no node port`));
+      if (tr.fromNodes !== undefined) issues.push(src.issue(['traffic', i, 'fromNodes'], 'fromNodes is for clients inside the cluster; nodePort traffic comes from outside: name the nodes it arrives at with toNodes'));
+    } else if (tr.toNodes !== undefined) issues.push(src.issue(['traffic', i, 'toNodes'], 'toNodes needs nodePort: true (traffic to the ClusterIP is sent from fromNodes)'));
+    (tr.toNodes ?? []).forEach((n, j) => {
+      if (!nodes.includes(n)) issues.push(src.issue(['traffic', i, 'toNodes', j], `no node ${JSON.stringify(n)} (nodes: ${nodes.join(', ')})${didYouMean(n, nodes)}`));
+    });
     (tr.fromNodes ?? []).forEach((n, j) => {
       if (!nodes.includes(n)) issues.push(src.issue(['traffic', i, 'fromNodes', j], `no node ${JSON.stringify(n)} (nodes: ${nodes.join(', ')})${didYouMean(n, nodes)}`));
     });

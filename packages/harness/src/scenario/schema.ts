@@ -561,13 +561,21 @@ export type ExpectSpec = z.output<typeof zExpect>;
  * One traffic source: clients on `fromNodes` (default every node) sending `rate` requests per
  * second in all (a seeded Poisson process, split evenly over the nodes) to a Service's ClusterIP,
  * each on a new connection or over a pool of keep-alive connections, from `start` (after the
- * step `since`, if given) until `stop` (default: the end of the run).
+ * step `since`, if given) until `stop` (default: the end of the run). With `nodePort: true` the
+ * clients are outside the cluster and send to the Service's node port on `toNodes` instead;
+ * `clients` gives each request one of that many source identities (what ClientIP affinity keys on).
  */
 export const zTrafficSource = z.strictObject({
   id: z.string().min(1).optional(),
   service: zName,
   namespace: zName.optional(),
   fromNodes: z.array(zName).min(1).optional(),
+  /** Send from outside the cluster to the Service's node port (NodePort / LoadBalancer Services). */
+  nodePort: z.boolean().optional(),
+  /** With `nodePort`: the nodes whose node port the clients hit (default every node). */
+  toNodes: z.array(zName).min(1).optional(),
+  /** Distinct client identities (source IPs): per client node, or in all for `nodePort` (default 1). */
+  clients: z.number().int().min(1).max(10_000).optional(),
   rate: z.number().positive().max(100_000),
   connection: z.enum(['new', 'keepAlive']).optional(),
   /** keepAlive: connections per client node (default 2). */

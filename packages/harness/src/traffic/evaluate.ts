@@ -23,8 +23,22 @@
  * fails (RESET_KEEPALIVE), later ones reconnect. Failed requests are retried `retries` times on a
  * new connection (refused/reset at once, timed out after the timeout).
  * Arrivals per client node are a Poisson process from the stream `traffic/<source>/<node>` of the
- * run seed, so the same run gives the same requests. Not modelled: UDP, NodePort/LB/ETP Local
- * traffic, session affinity, IP reuse by another pod (WRONG_TARGET), server-side queueing.
+ * run seed, so the same run gives the same requests.
+ * A `nodePort: true` source is external clients sending to the Service's node port on `toNodes`
+ * (KUBE-NODEPORTS on the arrival node): ETP Cluster → the node's cluster targets; ETP Local → the
+ * node's XLB chain, its Ready local endpoints only, none → dropped (DROP_NO_LOCAL, a timeout);
+ * no Ready endpoint at all → REJECT. `sessionAffinity: ClientIP`: each node keeps the `recent`
+ * table of kube-proxy's `-m recent --rcheck --seconds T --reap` / `--set` rules per Service, keyed
+ * by the client's source identity (`clients:` per source, default one per client node): a new
+ * connection goes to the endpoint this client last connected to through this node while that
+ * endpoint stayed in the chain used (Ready, 1.22.4+; a sync that drops it destroys its table) and
+ * the last connection is at most T old (sliding, `--set` on each new connection); else a uniform
+ * pick that is then remembered. IPVS mode uses the same views (real servers = the Ready, or for
+ * ETP Local node ports the Ready local, endpoints; `persistent` with the affinity timeout; a removed
+ * real server's templates expire, `expire_quiescent_template=1`); its ETP Local node port with no
+ * local real server is refused instead of dropped. Not modelled: UDP, a cloud load balancer choosing nodes by the
+ * health check node port, xt_recent's 200-entry table limit (`ip_list_tot`), IP reuse by another pod
+ * (WRONG_TARGET), server-side queueing.
  */
 import { APP_ANNOTATIONS, DEFAULT_APP_BEHAVIOR, type AppBehavior, type Prng, type TraceRecord, US_PER_SECOND, deriveStream, parseAppAnnotations, sampleUs } from '@podsim/api';
 import type { TraceModel } from '../checkers/model.js';
@@ -37,11 +51,12 @@ export const KEEPALIVE_RACE_US = 1_000;
 export const DEFAULT_TRAFFIC_TIMEOUT_US = US_PER_SECOND;
 
 export type Outcome = 'served' | 'refused' | 'reset' | 'timedOut';
-export type FailureCause = 'REFUSED_POD' | 'REJECT_NO_ENDPOINTS' | 'TIMEOUT_DEAD_IP' | 'NO_RULES' | 'RESET_INFLIGHT' | 'RESET_KEEPALIVE' | 'TIMEOUT_SLOW';
+export type FailureCause = 'REFUSED_POD' | 'REJECT_NO_ENDPOINTS' | 'DROP_NO_LOCAL' | 'TIMEOUT_DEAD_IP' | 'NO_RULES' | 'RESET_INFLIGHT' | 'RESET_KEEPALIVE' | 'TIMEOUT_SLOW';
 
 const OUTCOME_OF: Record<FailureCause, Outcome> = {
   REFUSED_POD: 'refused',
   REJECT_NO_ENDPOINTS: 'refused',
+  DROP_NO_LOCAL: 'timedOut',
   TIMEOUT_DEAD_IP: 'timedOut',
   NO_RULES: 'timedOut',
   TIMEOUT_SLOW: 'timedOut',
@@ -72,7 +87,10 @@ export interface TrafficSourceResult {
   readonly id: string;
   readonly service: string;
   readonly connection: 'new' | 'keepAlive';
+  /** The client nodes, or with `nodePort` the nodes whose node port the external clients hit. */
   readonly fromNodes: readonly string[];
+  /** Sent to the Service's node port from outside the cluster (`nodePort: true`, `toNodes`). */
+  readonly nodePort?: true;
   readonly startSeconds: number;
   readonly stopSeconds: number;
   readonly requests: number;
@@ -90,6 +108,8 @@ export interface TrafficSourceResult {
   readonly bySecond: Readonly<Record<string, number>>;
   /** Send times (virtual s) of the first and the last failed request; absent when none failed. */
   readonly failureWindow?: { readonly first: number; readonly last: number };
+  /** With `clients:`: per client identity, the pods that served its requests and how many. */
+  readonly servedByClient?: Readonly<Record<string, Readonly<Record<string, number>>>>;
 }
 
 export interface TrafficReport {
@@ -204,12 +224,79 @@ interface Attempt {
   readonly doneAt: number;
 }
 
-/** One new connection + request at t from `node` (spec §11.2 steps 2–3). */
-function newConnection(w: TrafficWorld, node: string, svc: string, t: number, timeoutUs: number, prng: Prng): { attempt: Attempt; target?: readonly [string, string] } {
-  const v = w.viewAt(node, svc, t);
-  if (!v || v.targets === null) return { attempt: { cause: 'NO_RULES', pod: '', doneAt: t + timeoutUs } };
+/** One node's `recent` entry for a client: the endpoint it last connected to and when (µs). */
+interface AffinityEntry {
+  readonly target: readonly [string, string];
+  readonly at: number;
+}
+
+/** Per node, per Service, per client identity: the `recent` tables of that node (kernel state). */
+export type AffinityTables = Map<string, AffinityEntry>;
+
+/** The targets a new connection may go to at node j: the XLB chain's for ETP Local node-port traffic. */
+function chainTargets(v: ViewPoint, nodePort: boolean): readonly (readonly [string, string])[] {
+  const all = v.targets ?? [];
+  if (!nodePort || v.local === undefined) return all;
+  const local = new Set(v.local);
+  return all.filter((x) => local.has(x[0]));
+}
+
+/**
+ * Is a `recent` entry still honoured at t on this node? The endpoint must be in the chain of every
+ * view applied since the entry was set (a sync that drops its chain destroys the table, and
+ * since 1.22.4 only Ready endpoints have affinity rules), the affinity rules still present, and
+ * the entry at most `affinitySeconds` old (`--rcheck --seconds`).
+ */
+export function affinityHolds(points: readonly ViewPoint[], entry: AffinityEntry, t: number, nodePort: boolean): boolean {
+  // The first view applied after the entry was set (binary search; points are in time order).
+  let lo = 0;
+  let hi = points.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (points[mid].t <= entry.at) lo = mid + 1;
+    else hi = mid;
+  }
+  let now: ViewPoint | undefined = lo > 0 ? points[lo - 1] : undefined;
+  for (let i = lo; i < points.length && points[i].t <= t; i++) {
+    now = points[i];
+    if (now.affinitySeconds === undefined || !chainTargets(now, nodePort).some((x) => x[0] === entry.target[0] && x[1] === entry.target[1])) return false;
+  }
+  return now?.affinitySeconds !== undefined && t - entry.at <= now.affinitySeconds * US_PER_SECOND;
+}
+
+/** Where a new connection goes and who asked: the arrival node's rules, the client, its mode. */
+interface Route {
+  readonly node: string;
+  readonly svc: string;
+  /** External traffic to a node port (KUBE-NODEPORTS) instead of the ClusterIP. */
+  readonly nodePort: boolean;
+  /** The client's source identity (the `recent` tables' key). */
+  readonly client: string;
+  readonly affinity: AffinityTables;
+}
+
+/** One new connection + request at t (spec §11.2 steps 2–3). */
+function newConnection(w: TrafficWorld, r: Route, t: number, timeoutUs: number, prng: Prng): { attempt: Attempt; target?: readonly [string, string] } {
+  const v = w.viewAt(r.node, r.svc, t);
+  if (!v || v.targets === null || (r.nodePort && v.nodePorts === undefined)) return { attempt: { cause: 'NO_RULES', pod: '', doneAt: t + timeoutUs } };
   if (v.reject || v.targets.length === 0) return { attempt: { cause: 'REJECT_NO_ENDPOINTS', pod: '', doneAt: t } };
-  let target = v.targets[prng.int(v.targets.length)];
+  const targets = chainTargets(v, r.nodePort);
+  if (targets.length === 0) {
+    // IPVS: the node-port virtual server has no real server, and the kernel answers a SYN to a
+    // destination-less virtual service with ICMP port unreachable (ip_vs_leave; kernel behaviour,
+    // unverified against a 1.22 node) → refused.
+    if (v.mode === 'ipvs') return { attempt: { cause: 'REJECT_NO_ENDPOINTS', pod: '', doneAt: t } };
+    // iptables KUBE-XLB-…: "has no local endpoints" → KUBE-MARK-DROP; the client's SYNs go unanswered.
+    return { attempt: { cause: 'DROP_NO_LOCAL', pod: '', doneAt: t + timeoutUs } };
+  }
+  let target: readonly [string, string] | undefined;
+  if (v.affinitySeconds !== undefined) {
+    const key = `${r.node}|${r.svc}|${r.client}`;
+    const e = r.affinity.get(key);
+    if (e && affinityHolds(w.views.get(r.node)!.get(r.svc)!, e, t, r.nodePort)) target = e.target;
+    target ??= targets[prng.int(targets.length)];
+    r.affinity.set(key, { target, at: t });
+  } else target = targets[prng.int(targets.length)];
   // An address without a pod reference (a user's Endpoints, mirrored) reaches the pod holding that IP now.
   if (target[1] === '') {
     const n = w.netOf(target[0], '', t);
@@ -248,6 +335,16 @@ function arrivals(prng: Prng, ratePerSec: number, startUs: number, stopUs: numbe
   }
 }
 
+/** What no traffic verdict covers (listed in every report). */
+export const UNCHECKED_TRAFFIC: readonly string[] = [
+  'UDP',
+  'a cloud load balancer choosing nodes by the health check node port (node-port traffic goes to toNodes as given)',
+  'LoadBalancer ingress IPs and externalIPs',
+  "xt_recent's per-table entry limit for ClientIP affinity",
+  'pod IP reuse (WRONG_TARGET)',
+  'server-side queueing',
+];
+
 /** Inputs of {@link evaluateTraffic} besides the trace. */
 export interface TrafficContext {
   readonly seed: number;
@@ -268,7 +365,12 @@ export function evaluateTraffic(records: readonly TraceRecord[], model: TraceMod
     const id = src.id ?? `traffic[${i}]`;
     const svc = `${src.namespace ?? ctx.namespace}/${src.service}`;
     svcKeys.add(svc);
-    const from = src.fromNodes ?? ctx.nodes;
+    const nodePort = src.nodePort === true;
+    // External clients arrive at the node ports of `toNodes`; cluster clients send from `fromNodes`.
+    const from = (nodePort ? src.toNodes : src.fromNodes) ?? ctx.nodes;
+    const clients = src.clients ?? 1;
+    const servedByClient: Record<string, Record<string, number>> | undefined = src.clients !== undefined ? {} : undefined;
+    const affinity: AffinityTables = new Map();
     const base = src.since !== undefined ? (ctx.stepStartUs[src.since] ?? 0) : 0;
     const startUs = base + (src.start ?? 0);
     const stopUs = Math.min(ctx.endUs, src.stop !== undefined ? base + src.stop : ctx.endUs);
@@ -289,11 +391,16 @@ export function evaluateTraffic(records: readonly TraceRecord[], model: TraceMod
       const times = arrivals(prng, src.rate / from.length, startUs, stopUs);
       const pool: ({ target: readonly [string, string]; closeAt: number } | null)[] = Array.from({ length: src.pool ?? 2 }, () => null);
       let next = 0;
+      // Which client sends each request: a stream of its own, drawn only with several clients, so
+      // a source without `clients:` makes the same draws as before the field existed.
+      const pick = clients > 1 ? deriveStream(ctx.seed, `traffic/${id}/${node}/clients`) : undefined;
       for (const t0 of times) {
         // A client on a powered-off node is dead too: it sends nothing.
         if (w.nodeDownAt(node, t0)) continue;
         requests++;
         let t = t0;
+        const k = pick ? pick.int(clients) : 0;
+        const route: Route = { node, svc, nodePort, client: nodePort ? `client-${k}` : `${node}/client-${k}`, affinity };
         let last: Attempt | undefined;
         for (let k = 0; k <= retries; k++) {
           attempts++;
@@ -313,7 +420,7 @@ export function evaluateTraffic(records: readonly TraceRecord[], model: TraceMod
                 last = net && l ? serve(net.app, l.abortAt, pod, t, timeoutUs, prng) : { cause: 'RESET_KEEPALIVE', pod, doneAt: t };
               }
             } else {
-              const r = newConnection(w, node, svc, t, timeoutUs, prng);
+              const r = newConnection(w, route, t, timeoutUs, prng);
               last = r.attempt;
               if (r.target && !last.cause) {
                 const net = w.netOf(r.target[0], r.target[1], t)!;
@@ -321,13 +428,17 @@ export function evaluateTraffic(records: readonly TraceRecord[], model: TraceMod
                 pool[ci] = { target: r.target, closeAt: Math.min(l.closeAt, l.exitAt, net.downAt) };
               } else pool[ci] = null;
             }
-          } else last = newConnection(w, node, svc, t, timeoutUs, prng).attempt;
+          } else last = newConnection(w, route, t, timeoutUs, prng).attempt;
           if (!last.cause) break;
           t = last.doneAt;
         }
         const a = last!;
         if (!a.cause) {
           byOutcome.served++;
+          if (servedByClient) {
+            const m = (servedByClient[route.client] ??= {});
+            m[a.pod] = (m[a.pod] ?? 0) + 1;
+          }
           continue;
         }
         byOutcome[OUTCOME_OF[a.cause]]++;
@@ -346,6 +457,7 @@ export function evaluateTraffic(records: readonly TraceRecord[], model: TraceMod
       service: svc,
       connection,
       fromNodes: from,
+      ...(nodePort ? { nodePort: true as const } : {}),
       startSeconds: startUs / US_PER_SECOND,
       stopSeconds: stopUs / US_PER_SECOND,
       requests,
@@ -358,6 +470,7 @@ export function evaluateTraffic(records: readonly TraceRecord[], model: TraceMod
       byNode,
       bySecond,
       ...(Number.isFinite(firstFailUs) ? { failureWindow: { first: firstFailUs / US_PER_SECOND, last: lastFailUs / US_PER_SECOND } } : {}),
+      ...(servedByClient ? { servedByClient } : {}),
     });
   });
   const total = {
@@ -371,7 +484,7 @@ export function evaluateTraffic(records: readonly TraceRecord[], model: TraceMod
     for (const [k, v] of Object.entries(r.byOutcome)) total.byOutcome[k as Outcome] += v;
     for (const [k, v] of Object.entries(r.byCause)) total.byCause[k as FailureCause] = (total.byCause[k as FailureCause] ?? 0) + v;
   }
-  return { sources: results, total, exposure: exposureWindows(w, svcKeys, exposureFails), unchecked: ['UDP', 'NodePort/LoadBalancer and externalTrafficPolicy: Local traffic', 'sessionAffinity: ClientIP', 'pod IP reuse (WRONG_TARGET)', 'server-side queueing'] };
+  return { sources: results, total, exposure: exposureWindows(w, svcKeys, exposureFails), unchecked: UNCHECKED_TRAFFIC };
 }
 
 /** Per pod that was ever a target and whose listener closed: [c_p, r_j] per node (§11.3). */

@@ -21,6 +21,14 @@ export interface ViewPoint {
   /** Pod UIDs that left / joined the targets at this point. */
   readonly removed: readonly string[];
   readonly added: readonly string[];
+  /** The Service's node ports on this node (absent: none). */
+  readonly nodePorts?: readonly number[];
+  /** ETP Local: IPs of the node's Ready local endpoints (the XLB chain); empty = DROP. */
+  readonly local?: readonly string[];
+  /** ClientIP affinity timeout in seconds (absent: no affinity rules). */
+  readonly affinitySeconds?: number;
+  /** The proxier's mode, when the record names it and it is not iptables. */
+  readonly mode?: 'ipvs';
 }
 
 interface TracedService {
@@ -28,6 +36,9 @@ interface TracedService {
   readonly add?: [string, string][];
   readonly remove?: [string, string][];
   readonly reject?: boolean;
+  readonly nodePorts?: number[];
+  readonly local?: string[];
+  readonly affinitySeconds?: number;
 }
 
 /** node → Service key → view changes in time order. */
@@ -35,7 +46,7 @@ export function proxyViews(records: readonly TraceRecord[]): Map<string, Map<str
   const views = new Map<string, Map<string, ViewPoint[]>>();
   for (const r of records) {
     if (r.kind !== 'proxy.sync') continue;
-    const d = r.data as { node: string; startUs?: number; services?: Record<string, TracedService | null> };
+    const d = r.data as { node: string; mode?: string; startUs?: number; services?: Record<string, TracedService | null> };
     let m = views.get(d.node);
     if (!m) views.set(d.node, (m = new Map()));
     for (const [k, v] of Object.entries(d.services ?? {})) {
@@ -61,7 +72,18 @@ export function proxyViews(records: readonly TraceRecord[]): Map<string, Map<str
         removed = [...before].filter((u) => !after.has(u));
         added = [...after].filter((u) => !before.has(u));
       }
-      l.push({ t: r.t, startUs: d.startUs ?? r.t, targets, reject: v ? v.reject === true : false, removed, added });
+      l.push({
+        t: r.t,
+        startUs: d.startUs ?? r.t,
+        targets,
+        reject: v ? v.reject === true : false,
+        removed,
+        added,
+        ...(v?.nodePorts ? { nodePorts: v.nodePorts } : {}),
+        ...(v?.local ? { local: v.local } : {}),
+        ...(v?.affinitySeconds !== undefined ? { affinitySeconds: v.affinitySeconds } : {}),
+        ...(d.mode === 'ipvs' ? { mode: 'ipvs' as const } : {}),
+      });
     }
   }
   return views;
