@@ -18,7 +18,7 @@
  * raises the board's abort flag so no peer waits for a host that will not come.
  */
 import { availableParallelism } from 'node:os';
-import { getHeapStatistics } from 'node:v8';
+import { getHeapStatistics, writeHeapSnapshot } from 'node:v8';
 import { receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
 import { NEVER, type ActorFactory, type Fault, type RunFailure } from '@podsim/api';
 import type { HostControl, HostHeapStatistics, HostInit, HostMetrics, SegmentResult, TraceChunk, WireEnvelope } from '@podsim/api/protocol/control';
@@ -320,6 +320,11 @@ export class HostShell implements HostControl {
   heapStatistics(): HostHeapStatistics {
     const h = getHeapStatistics();
     return { host: this.h, usedHeapBytes: h.used_heap_size, totalHeapBytes: h.total_heap_size };
+  }
+
+  /** Writes this thread's heap snapshot to `path` (memory diagnostics; blocks the thread). */
+  writeHeapSnapshot(path: string): string {
+    return writeHeapSnapshot(path);
   }
 
   flushTraces(): void {

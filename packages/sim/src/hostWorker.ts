@@ -30,6 +30,7 @@ const control: HostControl = {
   digests: () => current().digests(),
   metrics: () => current().metrics(),
   heapStatistics: () => current().heapStatistics(),
+  writeHeapSnapshot: (path) => current().writeHeapSnapshot(path),
   flushTraces: () => current().flushTraces(),
   stop: () => {
     current().stop();

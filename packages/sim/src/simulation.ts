@@ -395,6 +395,15 @@ export class Simulation {
     return this.guard(Promise.all(this.hosts.map((h) => h.api.heapStatistics())), 'heapStatistics');
   }
 
+  /**
+   * Writes one V8 heap snapshot per host thread, `${prefix}-host<i>.heapsnapshot`, while paused
+   * (memory diagnostics: `podsim bench storm --heap-snapshot-at`); returns the paths written.
+   */
+  async writeHeapSnapshots(prefix: string): Promise<string[]> {
+    this.paused('writeHeapSnapshots');
+    return this.guard(Promise.all(this.hosts.map((h, i) => h.api.writeHeapSnapshot(`${prefix}-host${i}.heapsnapshot`))), 'writeHeapSnapshots');
+  }
+
   /** Adds a fault at the paused time (crash faults in the past take effect now). */
   async injectFault(f: Fault): Promise<void> {
     this.paused('injectFault');

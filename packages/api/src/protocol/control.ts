@@ -176,6 +176,11 @@ export interface HostControl {
   metrics(): HostMetrics;
   /** This thread's V8 heap (benchmarks; a read, no collection is forced). */
   heapStatistics(): HostHeapStatistics;
+  /**
+   * Writes a V8 heap snapshot of this host thread to `path` (`v8.writeHeapSnapshot`; memory
+   * diagnostics only: it blocks the thread for seconds on a large heap) and returns the path.
+   */
+  writeHeapSnapshot(path: string): string;
   /** Ships every buffered trace record to the main port now. */
   flushTraces(): void;
   /** Ends the host's part of the run: ships its traces and closes its data ports. */

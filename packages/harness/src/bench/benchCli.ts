@@ -58,8 +58,9 @@ function parseSizes(v: string): number[] {
 
 /**
  * Peak RSS of a bench run, estimated from docs/benchmarks.md's storms (68 KB per pod at 100k pods,
- * 55 KB at 150k, 114 KB at 10k once the ~300 MB of threads and code are taken out): 300 MB plus
- * 70 KB per pod. A size whose estimate exceeds the machine's memory is refused up front — a storm
+ * 55 KB at 150k, 114 KB at 10k once the ~300 MB of threads and code are taken out; re-measured on
+ * 5fe1a0c as the slope between the 2k and 10k storms: 65.8 KB per added pod, "Memory per pod"):
+ * 300 MB plus 70 KB per pod. A size whose estimate exceeds the machine's memory is refused up front — a storm
  * of 10^11 pods used to grow until V8 ran out of memory 47 s later, with a stack trace.
  */
 export const BENCH_BASE_BYTES = 300 * 2 ** 20;

@@ -50,6 +50,13 @@ export interface BenchRunOptions {
    * Called once the run is judged with the checkers' model, the violations and the
    * `client.throttle` records (collected only when this is given: the HTML `--report`).
    */
+  /**
+   * Called after every run segment, with the hosts paused at `nowUs` (virtual µs; `deleteAtUs`
+   * once the driver has announced the delete instant): memory diagnostics hook in here
+   * (`bench/heapAtPeak.ts` writes heap snapshots mid-storm). The model is the main thread's
+   * checker state at that point.
+   */
+  readonly onSegment?: (s: { readonly sim: Simulation; readonly nowUs: number; readonly deleteAtUs?: number; readonly model: TraceModel }) => Promise<void>;
   readonly onJudged?: (judged: { readonly model: TraceModel; readonly violations: readonly Violation[]; readonly throttle: readonly TraceRecord[] }) => void;
 }
 
@@ -247,6 +254,7 @@ export async function runBenchPlan(plan: BenchPlan, opts: BenchRunOptions = {}):
         hostHeapAtDeleteBytes = heapBytes;
         tDelete = performance.now();
       }
+      if (opts.onSegment) await opts.onSegment({ sim, nowUs: now, model, ...(deleteAtUs !== undefined ? { deleteAtUs } : {}) });
       progress?.update(tDelete === undefined ? (c['bench.ready'] ?? 0) : (c['bench.deleted'] ?? 0), now / US_PER_SECOND);
       if (r.reason !== 'target') {
         end = r.reason;
