@@ -261,6 +261,21 @@ test('an interrupted traffic run: the page says the traffic was cut short, and e
   t.notRegex(/<table class="checks" id="traffic-checks">.*?<\/table>/.exec(html)![0], /verdict ok/);
 });
 
+test('a traffic run cut short at its virtual-time bound: the traffic checks are unchecked in the checks table too (not "fail", not "pass"), and the verdict is FAIL', async (t) => {
+  t.timeout(180_000);
+  // The bound at 20 s virtual: the rolling update (from about 12 s) is cut off mid-way.
+  const plan = { ...compileScenario(loadScenario(ROLLING)), maxVirtualUs: 20 * S };
+  const res = await runPlan(plan, { engine: 'local', traceFilter: REPORT_TRACE_KINDS });
+  t.is(res.end, 'bound');
+  const { report, model } = judge(plan, res);
+  t.false(report.ok);
+  t.is(report.traffic!.cutShort, 'the run reached its bound of 20s virtual time before its timeline finished');
+  const input = runReportInput(report, model, res.traces);
+  t.deepEqual(input.checks.filter((c) => c.name.startsWith('traffic: ')).map((c) => c.ok), ['unchecked', 'unchecked']);
+  t.is(input.header.verdict, 'FAIL');
+  t.regex(renderReportHtml(input), /The traffic was cut short: the run reached its bound of 20s virtual time/);
+});
+
 test('a traffic source whose `since` step never ran sends no request (it used to send from t = 0), so its bounds are not judged', async (t) => {
   t.timeout(180_000);
   const plan = compileScenario(loadScenario(ROLLING));
