@@ -181,9 +181,11 @@ export interface TrafficSourceResults {
 }
 
 /**
- * One pod's exposure window (spec §11.3): from its listener closing (SIGTERM + the app's
- * close delay) to the last client node's kube-proxy rules dropping it; requests routed to it
- * inside fail (refused, or timed out once its IP is gone).
+ * One pod's exposure window (spec endpoints-traffic §11.3): from its listener closing (SIGTERM +
+ * the app's `podsim.dev/close-listener-after`) to the last client node's kube-proxy sync that
+ * dropped it (the applied view of pkg/proxy/iptables/proxier.go syncProxyRules, as packages/proxy
+ * traces it in `proxy.sync`); new connections routed to it inside fail (refused, or timed out once
+ * its IP is gone).
  */
 export interface TrafficExposure {
   readonly pod: string;
