@@ -173,7 +173,7 @@ test('rolling-update-traffic report: the traffic section counts what --json coun
   const bars = (id: string) => Object.fromEntries((data[id].bars as Array<{ row: string; failed: number }>).map((b) => [b.row, b.failed]));
   t.deepEqual(bars('traffic-failures-by-pod'), plain.byPod);
   t.deepEqual(bars('traffic-failures-by-node'), plain.byNode);
-  t.regex(page, /buckets of 400ms \(300 buckets\)/, '120 s of traffic counted in 0.1 s buckets, drawn 4 at a time');
+  t.regex(page, /buckets of 500ms \(240 buckets\)/, '120 s of traffic in 0.5 s buckets (the smallest that keeps it to 300)');
   // The expect: traffic rows, as in the checks table.
   t.regex(page, /<table class="checks" id="traffic-checks">.*<span class="verdict ok">pass<\/span><\/td><td>traffic: traffic prestop failed ≤ 0<\/td>/);
 });

@@ -86,7 +86,7 @@ export interface TrafficSourceResult {
  * Requests per outcome in consecutive buckets of `bucketSeconds` from `startSeconds` (the
  * source's start): `served[k]` requests sent in [start + k·bucket, start + (k+1)·bucket) were
  * served, and so on. The bucket is the smallest of {@link OVER_TIME_BUCKETS_S} that keeps a
- * source to {@link MAX_OVER_TIME_BUCKETS} buckets (0.1 s for a 2-minute source, 0.5 s for 10 minutes).
+ * source to {@link MAX_OVER_TIME_BUCKETS} buckets (0.5 s for a 2-minute source, 2 s for 10 minutes).
  */
 export interface OutcomesOverTime {
   readonly startSeconds: number;
@@ -99,8 +99,11 @@ export interface OutcomesOverTime {
 
 /** Bucket widths of {@link OutcomesOverTime}, in virtual seconds. */
 export const OVER_TIME_BUCKETS_S = [0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 1800, 3600] as const;
-/** At most this many buckets per source (unless even the widest bucket needs more). */
-export const MAX_OVER_TIME_BUCKETS = 2000;
+/**
+ * At most this many buckets per source (unless even the widest bucket needs more): about what the
+ * report draws (300 bars per source) — finer buckets would only grow `--json` (each count is a line).
+ */
+export const MAX_OVER_TIME_BUCKETS = 300;
 
 export interface TrafficReport {
   readonly sources: readonly TrafficSourceResult[];
