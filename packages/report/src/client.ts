@@ -116,14 +116,10 @@ export function renderCharts(Plot: any, charts: PageCharts, doc: any): number {
     'rate-limits-kubelet': (c, el) => throttle(c, el),
     'rate-limits-control-plane': (c, el) => throttle(c, el),
     'node-drain': (c, el) =>
-      Plot.plot({
-        width: width(el),
-        height: 60 + 16 * c.nodes.length,
-        marginLeft: 120,
-        x: { label: 'first DELETE → last pod gone (s)', grid: true },
-        y: { label: null, domain: c.nodes.map((n: any) => n.node) },
-        marks: [Plot.barX(c.nodes, { x: 'drainS', y: 'node', fill: '#1c7ed6', title: (n: any) => `${n.node}: ${n.pods} pods drained in ${secs(n.drainS)}${n.notGone ? `, ${n.notGone} never gone` : ''}` }), Plot.ruleX([0])],
-      }),
+      rowChart(el, c.nodes.map((n: any) => n.node), 16, 120, { label: 'first DELETE → last pod gone (s)' }, [
+        Plot.barX(c.nodes, { x: 'drainS', y: 'node', fill: '#1c7ed6', title: (n: any) => `${n.node}: ${n.pods} pods drained in ${secs(n.drainS)}${n.notGone ? `, ${n.notGone} never gone` : ''}` }),
+        Plot.ruleX([0]),
+      ]),
     'node-drain-histogram': (c, el) =>
       Plot.plot({
         width: width(el),
@@ -142,14 +138,10 @@ export function renderCharts(Plot: any, charts: PageCharts, doc: any): number {
         marks: [Plot.barX(c.outcomes, { x: 'seeds', y: 'outcome', fill: (o: any) => (o.outcome === 'pass' ? '#2f9e44' : '#c92a2a'), title: (o: any) => `${o.outcome}: ${o.seeds} seeds` }), Plot.ruleX([0])],
       }),
     'explore-violations': (c, el) =>
-      Plot.plot({
-        width: width(el),
-        height: 60 + 28 * c.byViolation.length,
-        marginLeft: 260,
-        x: { label: 'failing seeds', grid: true },
-        y: { label: null, domain: c.byViolation.map((v: any) => v.violation) },
-        marks: [Plot.barX(c.byViolation, { x: 'seeds', y: 'violation', fill: '#c92a2a', title: (v: any) => `${v.violation}: ${v.seeds} seeds (e.g. seed ${v.example})` }), Plot.ruleX([0])],
-      }),
+      rowChart(el, c.byViolation.map((v: any) => v.violation), 28, 260, { label: 'failing seeds' }, [
+        Plot.barX(c.byViolation, { x: 'seeds', y: 'violation', fill: '#c92a2a', title: (v: any) => `${v.violation}: ${v.seeds} seeds (e.g. seed ${v.example})` }),
+        Plot.ruleX([0]),
+      ]),
     'traffic-over-time': (c, el) =>
       Plot.plot({
         width: width(el),
@@ -173,28 +165,21 @@ export function renderCharts(Plot: any, charts: PageCharts, doc: any): number {
         ],
       }),
     'traffic-failures-by-pod': (c, el) =>
-      Plot.plot({
-        width: width(el),
-        height: 70 + 18 * c.rows.length,
-        marginLeft: Math.max(140, 10 + 6 * Math.max(0, ...c.rows.map((r: string) => r.length))),
-        x: { label: 'failed requests', grid: true },
-        y: { label: null, domain: c.rows },
-        color: { domain: c.sources, legend: true },
-        marks: [Plot.barX(c.bars, { x: 'failed', y: 'row', fill: 'source', title: (b: any) => `${b.row}: ${b.failed} failed requests of ${b.source}` }), Plot.ruleX([0])],
-      }),
+      rowChart(
+        el,
+        c.rows,
+        18,
+        Math.max(140, 10 + 6 * Math.max(0, ...c.rows.map((r: string) => r.length))),
+        { label: 'failed requests' },
+        [Plot.barX(c.bars, { x: 'failed', y: 'row', fill: 'source', title: (b: any) => `${b.row}: ${b.failed} failed requests of ${b.source}` }), Plot.ruleX([0])],
+        { domain: c.sources, legend: true },
+      ),
     'traffic-exposure': (c, el) =>
-      Plot.plot({
-        width: width(el),
-        height: 60 + 22 * c.rows.length,
-        marginLeft: c.marginLeft ?? 140,
-        x: { label: 'virtual time (s)', grid: true, ...(c.xDomain ? { domain: c.xDomain } : {}) },
-        y: { label: null, domain: c.rows },
-        marks: [
-          Plot.barX(c.windows, { x1: 'beginS', x2: 'endS', y: 'pod', fill: '#ffa8a8', insetTop: 3, insetBottom: 3, title: (w: any) => `${w.pod}: exposed ${secs(w.endS - w.beginS)} (${secs(w.beginS)} → ${secs(w.endS)}), ${w.failed} failed requests` }),
-          Plot.tickX(c.removals, { x: 'tS', y: 'pod', stroke: '#1c7ed6', strokeWidth: 2, title: (r: any) => `${r.pod}: ${r.node}'s rules dropped it at ${secs(r.tS)}` }),
-          Plot.dot(c.closes, { x: 'tS', y: 'pod', fill: '#e8590c', r: 3.5, title: (d: any) => `${d.pod}: listener closed at ${secs(d.tS)}` }),
-        ],
-      }),
+      rowChart(el, c.rows, 22, c.marginLeft ?? 140, { label: 'virtual time (s)', ...(c.xDomain ? { domain: c.xDomain } : {}) }, [
+        Plot.barX(c.windows, { x1: 'beginS', x2: 'endS', y: 'pod', fill: '#ffa8a8', insetTop: 3, insetBottom: 3, title: (w: any) => `${w.pod}: exposed ${secs(w.endS - w.beginS)} (${secs(w.beginS)} → ${secs(w.endS)}), ${w.failed} failed requests` }),
+        Plot.tickX(c.removals, { x: 'tS', y: 'pod', stroke: '#1c7ed6', strokeWidth: 2, title: (r: any) => `${r.pod}: ${r.node}'s rules dropped it at ${secs(r.tS)}` }),
+        Plot.dot(c.closes, { x: 'tS', y: 'pod', fill: '#e8590c', r: 3.5, title: (d: any) => `${d.pod}: listener closed at ${secs(d.tS)}` }),
+      ]),
     extra: (c, el) =>
       Plot.plot({
         width: width(el),
@@ -205,6 +190,18 @@ export function renderCharts(Plot: any, charts: PageCharts, doc: any): number {
         marks: [Plot.line(c.points, { x: 'tS', y: 'value', stroke: 'series', curve: 'step-after' })],
       }),
   };
+  /** A chart of one row per `rows` entry (top to bottom), `rowPx` high each, x grid on. */
+  function rowChart(el: any, rows: readonly string[], rowPx: number, marginLeft: number, x: any, marks: any[], color?: any): any {
+    return Plot.plot({
+      width: width(el),
+      height: 60 + rowPx * rows.length,
+      marginLeft,
+      x: { grid: true, ...x },
+      y: { label: null, domain: rows },
+      ...(color ? { color } : {}),
+      marks,
+    });
+  }
   function percentileMarks(m: any): any[] {
     if (!m) return [];
     const rows = [
