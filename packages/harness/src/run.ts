@@ -119,6 +119,27 @@ export async function runCompiled(plan: RunPlan, opts: EngineOptions = {}): Prom
 }
 
 /**
+ * Why a run's traffic stopped before its timeline finished (traffic runs until the run ends, so
+ * any end but `stopped` cuts it short): `the run was interrupted at virtual 45s`; undefined for
+ * a run that finished.
+ */
+function trafficCutShort(res: EngineResult, plan: RunPlan): string | undefined {
+  const at = formatDuration(res.virtualUs);
+  switch (res.end) {
+    case 'stopped':
+      return undefined;
+    case 'interrupted':
+      return `the run was interrupted at virtual ${at}`;
+    case 'failed':
+      return `the run failed at virtual ${at}`;
+    case 'bound':
+      return `the run reached its bound of ${plan.maxVirtualUs / US_PER_SECOND}s virtual time before its timeline finished`;
+    case 'quiescent':
+      return `the run ran out of events at virtual ${at} before its timeline finished`;
+  }
+}
+
+/**
  * Judges a finished run: the report, and the trace model it was computed from.
  * `interruptedBy` names what stopped an interrupted run in its failure line (the CLI passes
  * `Ctrl-C` for SIGINT and `SIGTERM`; default: `its AbortSignal`, a library caller's).
@@ -132,7 +153,8 @@ export function judge(plan: RunPlan, res: EngineResult, opts: { interruptedBy?: 
   if (plan.traffic?.length) {
     const stepStartUs: Record<string, number> = {};
     for (const s of steps) if (s.id !== undefined) stepStartUs[s.id] = s.startUs;
-    traffic = evaluateTraffic(res.traces, model, plan.traffic, { seed: plan.seed, namespace: plan.namespace, nodes: plan.nodes, stepStartUs, endUs: res.virtualUs });
+    const cutShort = trafficCutShort(res, plan);
+    traffic = evaluateTraffic(res.traces, model, plan.traffic, { seed: plan.seed, namespace: plan.namespace, nodes: plan.nodes, stepStartUs, endUs: res.virtualUs, ...(cutShort ? { cutShort } : {}) });
     const te = plan.expect?.traffic;
     for (const r of trafficExpectations(traffic, te === undefined ? [] : Array.isArray(te) ? te : [te])) expectations.push({ kind: 'traffic', ...r });
   }

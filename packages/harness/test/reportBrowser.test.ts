@@ -34,7 +34,7 @@ async function cli(args: string[]): Promise<{ code: number; out: string; err: st
   return { code, out: out.join('\n'), err: err.join('\n') };
 }
 
-type Data = Record<string, { states?: string[]; bins?: unknown[]; spans?: unknown[]; marks?: unknown[]; series?: unknown[]; nodes?: unknown[]; cdf?: unknown[] }>;
+type Data = Record<string, { states?: string[]; bins?: unknown[]; spans?: unknown[]; marks?: unknown[]; series?: unknown[]; nodes?: unknown[]; cdf?: unknown[]; bars?: unknown[]; windows?: unknown[]; removals?: unknown[]; closes?: unknown[] }>;
 
 /** Every chart drawn with the marks its data calls for. */
 function assertCharts(t: import('ava').ExecutionContext, r: OpenedReport, expected: readonly string[]): void {
@@ -74,6 +74,21 @@ function assertCharts(t: import('ava').ExecutionContext, r: OpenedReport, expect
       case 'node-drain-histogram':
         t.true(m.rect > 0);
         break;
+      case 'traffic-over-time':
+        t.is(m.rect, data[c.id].bars!.length, 'one rect per (source, bucket, outcome) with requests');
+        t.true(m.rect > 0);
+        break;
+      case 'traffic-failures-by-pod':
+      case 'traffic-failures-by-node':
+        t.is(m.bar, data[c.id].bars!.length, 'one bar per (row, source)');
+        t.true(m.bar > 0);
+        break;
+      case 'traffic-exposure':
+        t.is(m.bar, data[c.id].windows!.length, 'one bar per exposure window');
+        t.is(m.tick, data[c.id].removals!.length, "one tick per node's rule removal");
+        t.is(m.dot, data[c.id].closes!.length, 'one dot per listener close');
+        t.true(m.bar > 0 && m.tick > 0 && m.dot > 0);
+        break;
       default:
         t.fail(`unexpected chart ${c.id}`);
     }
@@ -103,4 +118,18 @@ test('the minio report and a small storm report render every chart in Chromium, 
   t.deepEqual(s.headerOverflow, [], 'no header line is cut off (the bench figures wrap)');
   t.deepEqual(m.headerOverflow, []);
   t.log(`minio opened in ${m.openMs} ms, storm in ${s.openMs} ms; ${(Date.now() - t0) / 1000}s in all`);
+});
+
+test('a traffic report (examples/rolling-update-traffic.yaml) draws its traffic charts in Chromium: requests over time, failures by pod and node, the exposure Gantt; no console error, no request off the file system', async (t) => {
+  t.timeout(180_000);
+  const file = join(dir, 'traffic.html');
+  const run = await cli(['run', join(EXAMPLES, 'rolling-update-traffic.yaml'), '--quiet', '--engine', 'local', '--report', file]);
+  t.is(run.code, 0, run.out + run.err);
+  const r = await openReport(browser!, file, { screenshot: join(dir, 'traffic.png') });
+  t.is(r.verdict, 'PASS');
+  assertCharts(t, r, ['pods-over-time', 'latency-histogram', 'latency-cdf', 'kill-path', 'traffic-over-time', 'traffic-failures-by-pod', 'traffic-failures-by-node', 'traffic-exposure', 'rate-limits-kubelet', 'rate-limits-control-plane']);
+  // Two sources, two facets; the over-time chart's marks stay bounded (24k requests, not 24k rects).
+  const over = r.charts.find((c) => c.id === 'traffic-over-time')!;
+  t.true(over.marks.rect <= 2 * 4 * 300, `${over.marks.rect} rects`);
+  t.true(r.scrollWidth <= 1280, `the traffic page fits 1280 px (scroll width ${r.scrollWidth})`);
 });

@@ -5,16 +5,19 @@
  * token-bucket waits of a mass delete (C22), and the CLI contract: `--report` is refused before
  * the run on a bad path and written when the run fails.
  */
+/* eslint-disable @typescript-eslint/no-explicit-any -- the page's chart data is read back as parsed JSON */
 import test from 'ava';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ganttChart, latencyChart, podStateChart, throttleChart } from '@podsim/report';
+import { exposureChart, ganttChart, latencyChart, podStateChart, renderReportHtml, throttleChart } from '@podsim/report';
 import { compileScenario } from '../src/scenario/compile.js';
 import { loadScenario, loadScenarioText } from '../src/scenario/load.js';
 import { runPlan } from '../src/engine.js';
-import { judge } from '../src/run.js';
+import { judge, type RunReport } from '../src/run.js';
+import { TraceModel } from '../src/checkers/model.js';
+import { evaluateTraffic, trafficExpectations } from '../src/traffic/evaluate.js';
 import { REPORT_TRACE_KINDS, runReportInput } from '../src/report/htmlInput.js';
 import { main } from '../src/cli.js';
 
@@ -140,6 +143,154 @@ test('a report run keeps the digest: C22 with the throttle records on per-actor 
 
 const dir = mkdtempSync(join(tmpdir(), 'podsim-report-'));
 test.after.always(() => rmSync(dir, { recursive: true, force: true }));
+
+const ROLLING = join(EXAMPLES, 'rolling-update-traffic.yaml');
+const pageData = (html: string) => JSON.parse(/<script type="application\/json" id="podsim-report-data">([^<]*)<\/script>/.exec(html)![1]) as Record<string, any>;
+
+test('rolling-update-traffic report: the traffic section counts what --json counts (by outcome, by cause, by pod, by node), in buckets that add up', async (t) => {
+  t.timeout(180_000);
+  const html = join(dir, 'rolling.html');
+  const json = join(dir, 'rolling.json');
+  const r = await cli(['run', ROLLING, '--quiet', '--engine', 'local', '--report', html, '--json', json]);
+  t.is(r.code, 0, r.out + r.err);
+  const out = JSON.parse(readFileSync(json, 'utf8')) as RunReport;
+  const page = readFileSync(html, 'utf8');
+  const data = pageData(page);
+  const sources = out.traffic!.sources;
+  t.deepEqual(sources.map((s) => s.id), ['plain', 'prestop']);
+  const plain = sources[0];
+  t.true(plain.failed > 0 && sources[1].failed === 0, 'the example fails without preStop only');
+  for (const s of sources) {
+    const causes = Object.entries(s.byCause).map(([c, n]) => `${c} ${n}`).join(', ');
+    t.true(page.includes(`<tr><td>${s.id}</td><td>${s.service}</td><td>new</td><td>node-1, node-2, node-3</td><td>${s.requests}</td><td>${s.byOutcome.served}</td><td>${s.byOutcome.refused}</td><td>${s.byOutcome.reset}</td><td>${s.byOutcome.timedOut}</td><td>${causes}</td></tr>`), `${s.id}'s row: ${causes}`);
+    // The over-time bars add up to the --json's outcomes, source by source.
+    for (const o of ['served', 'refused', 'reset', 'timedOut'] as const) {
+      const drawn = (data['traffic-over-time'].bars as Array<{ source: string; outcome: string; count: number }>).filter((b) => b.source === s.id && b.outcome === o).reduce((a, b) => a + b.count, 0);
+      t.is(drawn, s.byOutcome[o], `${s.id} ${o}`);
+    }
+  }
+  t.true(plain.byCause.REFUSED_POD! > 0 && plain.byCause.TIMEOUT_DEAD_IP! > 0, JSON.stringify(plain.byCause));
+  const bars = (id: string) => Object.fromEntries((data[id].bars as Array<{ row: string; failed: number }>).map((b) => [b.row, b.failed]));
+  t.deepEqual(bars('traffic-failures-by-pod'), plain.byPod);
+  t.deepEqual(bars('traffic-failures-by-node'), plain.byNode);
+  t.regex(page, /buckets of 500ms \(240 buckets\)/, '120 s of traffic in 0.5 s buckets (the smallest that keeps it to 300)');
+  // The expect: traffic rows, as in the checks table.
+  t.regex(page, /<table class="checks" id="traffic-checks">.*<span class="verdict ok">pass<\/span><\/td><td>traffic: traffic prestop failed ≤ 0<\/td>/);
+});
+
+test('rolling-update-traffic report: each pod\'s exposure window runs from its SIGTERM (close-listener-after 0s) to the last node\'s kube-proxy sync that dropped it, on the kill path\'s time axis', async (t) => {
+  t.timeout(180_000);
+  const { input, res, report } = await reportOf(ROLLING);
+  const x = input.traffic!;
+  t.is(x.cutShort, undefined);
+  const uidOf = new Map<string, string>();
+  for (const r of res.traces) if (r.kind === 'cri.network') uidOf.set((r.data as { pod: string }).pod, (r.data as { podUid: string }).podUid);
+  const sigterm = (uid: string) => res.traces.find((r) => r.kind === 'cri.signal' && (r.data as { podUid: string; signal: string }).podUid === uid && (r.data as { signal: string }).signal === 'SIGTERM')?.t;
+  // Each node's removal, read off the proxy.sync records directly: the sync after which the pod is no longer a target.
+  const removals = (uid: string) => {
+    const out: Record<string, number> = {};
+    const member = new Map<string, boolean>();
+    for (const r of res.traces) {
+      if (r.kind !== 'proxy.sync') continue;
+      const d = r.data as { node: string; services?: Record<string, { targets?: [string, string][]; add?: [string, string][]; remove?: [string, string][] } | null> };
+      for (const [svc, v] of Object.entries(d.services ?? {})) {
+        const key = `${d.node}|${svc}`;
+        const was = member.get(key) ?? false;
+        let now = was;
+        if (v === null) now = false;
+        else if (v.targets) now = v.targets.some((x) => x[1] === uid);
+        else {
+          if (v.remove?.some((x) => x[1] === uid)) now = false;
+          if (v.add?.some((x) => x[1] === uid)) now = true;
+        }
+        if (was && !now) out[d.node] = r.t;
+        if (!was && now) delete out[d.node];
+        member.set(key, now);
+      }
+    }
+    return out;
+  };
+  const g = ganttChart(input.killPaths!, report.virtualSeconds * S);
+  const e = exposureChart(x.exposure);
+  t.is(e.rows.length, 20, 'every deleted pod of both Deployments left the rules');
+  let exposed = 0;
+  for (const pod of e.rows) {
+    const uid = uidOf.get(pod)!;
+    const closeS = sigterm(uid)! / S;
+    const removed = removals(uid);
+    t.deepEqual(Object.keys(removed).sort(), ['node-1', 'node-2', 'node-3'], pod);
+    const lastS = Math.max(...Object.values(removed)) / S;
+    t.is(e.closes.find((c) => c.pod === pod)!.tS, closeS, `${pod}: listener closed at SIGTERM`);
+    t.deepEqual(e.removals.filter((r) => r.pod === pod).map((r) => [r.node, r.tS]).sort(), Object.entries(removed).map(([n, us]) => [n, us / S]).sort(), `${pod}: a tick per node's removal`);
+    const w = e.windows.find((x) => x.pod === pod);
+    if (closeS < lastS) {
+      exposed++;
+      t.deepEqual([w?.beginS, w?.endS], [closeS, lastS], `${pod}: window = listener close → last removal`);
+    } else t.is(w, undefined, `${pod}: no window (its rules were gone before SIGTERM)`);
+    if (pod.startsWith('web-prestop-')) t.is(w, undefined, `${pod}: preStop sleep 5 outlasts the rules`);
+  }
+  t.true(exposed >= 5, `${exposed} pods exposed`);
+  // The page puts both Gantts on one axis.
+  const data = pageData(renderReportHtml(input));
+  t.deepEqual(data['traffic-exposure'].xDomain, data['kill-path'].xDomain);
+  const [lo, hi] = data['kill-path'].xDomain as [number, number];
+  t.true(lo <= Math.min(...g.marks.map((m) => m.tS), ...e.closes.map((c) => c.tS)) && hi >= Math.max(...g.spans.map((s) => s.endS), ...e.removals.map((r) => r.tS)), `${lo}..${hi}`);
+});
+
+test('an interrupted traffic run: the page says the traffic was cut short, and every traffic expectation is unchecked (prestop\'s "failed ≤ 0" held so far, still not a pass)', async (t) => {
+  t.timeout(180_000);
+  const plan = compileScenario(loadScenario(ROLLING));
+  const stop = new AbortController();
+  // Ctrl-C a few virtual seconds into the rolling update (it starts at about 12 s).
+  const res = await runPlan(plan, { engine: 'local', traceFilter: REPORT_TRACE_KINDS, signal: stop.signal, onSegment: (s) => s.virtualUs >= 16 * S && stop.abort() });
+  t.is(res.end, 'interrupted');
+  const { report, model } = judge(plan, res);
+  t.false(report.ok);
+  t.regex(report.traffic!.cutShort!, /^the run was interrupted at virtual /);
+  t.true(report.traffic!.total.requests > 0, 'requests were sent before the interrupt');
+  // The --json's expectations are not met (never ok over cut-short traffic), and say why.
+  for (const e of report.expectations.filter((x) => x.kind === 'traffic')) {
+    t.false(e.ok, e.expected);
+    t.regex(e.actual, /^not judged: the traffic was cut short \(the run was interrupted at virtual .*\); (failed) \d+ of \d+ requests so far$/);
+  }
+  const input = runReportInput(report, model, res.traces);
+  const traffic = input.checks.filter((c) => c.name.startsWith('traffic: '));
+  t.deepEqual(traffic.map((c) => [c.name, c.ok]), [['traffic: traffic plain failed ≥ 1', 'unchecked'], ['traffic: traffic prestop failed ≤ 0', 'unchecked']]);
+  const html = renderReportHtml(input);
+  t.regex(html, /id="traffic-cut-short"><span class="verdict unchecked">unchecked<\/span> The traffic was cut short: the run was interrupted at virtual /);
+  t.notRegex(/<table class="checks" id="traffic-checks">.*?<\/table>/.exec(html)![0], /verdict ok/);
+});
+
+test('a traffic run cut short at its virtual-time bound: the traffic checks are unchecked in the checks table too (not "fail", not "pass"), and the verdict is FAIL', async (t) => {
+  t.timeout(180_000);
+  // The bound at 20 s virtual: the rolling update (from about 12 s) is cut off mid-way.
+  const plan = { ...compileScenario(loadScenario(ROLLING)), maxVirtualUs: 20 * S };
+  const res = await runPlan(plan, { engine: 'local', traceFilter: REPORT_TRACE_KINDS });
+  t.is(res.end, 'bound');
+  const { report, model } = judge(plan, res);
+  t.false(report.ok);
+  t.is(report.traffic!.cutShort, 'the run reached its bound of 20s virtual time before its timeline finished');
+  const input = runReportInput(report, model, res.traces);
+  t.deepEqual(input.checks.filter((c) => c.name.startsWith('traffic: ')).map((c) => c.ok), ['unchecked', 'unchecked']);
+  t.is(input.header.verdict, 'FAIL');
+  t.regex(renderReportHtml(input), /The traffic was cut short: the run reached its bound of 20s virtual time/);
+});
+
+test('a traffic source whose `since` step never ran sends no request (it used to send from t = 0), so its bounds are not judged', async (t) => {
+  t.timeout(180_000);
+  const plan = compileScenario(loadScenario(ROLLING));
+  const res = await runPlan(plan, { engine: 'local' });
+  const model = new TraceModel(res.traces);
+  const r = evaluateTraffic(res.traces, model, plan.traffic!, { seed: plan.seed, namespace: plan.namespace, nodes: plan.nodes, stepStartUs: {}, endUs: res.virtualUs });
+  t.deepEqual(r.sources.map((s) => s.requests), [0, 0]);
+  t.deepEqual(trafficExpectations(r, [{ source: 'prestop', failed: { max: 0 } }]).map((e) => [e.ok, e.actual]), [[false, 'no request was sent by source prestop during the run, so nothing was checked']]);
+});
+
+test('a run without traffic has no traffic section', async (t) => {
+  const { input } = await c02;
+  t.is(input.traffic, undefined);
+  t.notRegex(renderReportHtml(input), /id="traffic|data-chart="traffic/);
+});
 
 test('run --report /no/dir/r.html is refused before the run (exit 2, names the flag), as --json is', async (t) => {
   const r = await cli(['run', join(EXAMPLES, 'cases/C02-prestop-time-added-to-grace.yaml'), '--report', '/no/dir/r.html']);

@@ -6,7 +6,7 @@
  * prints under the chart). Chart times are virtual seconds (floats); inputs are virtual µs.
  */
 import { deriveStream } from '@podsim/api';
-import type { ExploreSection, KillPath, PodLife, ThrottleWait } from './input.js';
+import { TRAFFIC_OUTCOMES, type ExploreSection, type KillPath, type PodLife, type ThrottleWait, type TrafficExposure, type TrafficOutcome, type TrafficSourceResults } from './input.js';
 
 const S = 1_000_000;
 const sec = (us: number) => us / S;
@@ -363,6 +363,148 @@ export function nodeDrainChart(pods: readonly PodLife[], maxBars = 60): NodeDrai
     total: all.length,
     ...(all.length > maxBars ? { note: `${all.length.toLocaleString('en-US')} nodes: bars for the ${maxBars} slowest; the histogram covers all.` } : {}),
   };
+}
+
+export interface TrafficOverTimeChart {
+  /** Stacked bars: requests of `source` sent in [x0S, x1S) that ended as `outcome` (no bar for 0). */
+  readonly bars: ReadonlyArray<{ readonly source: string; readonly outcome: TrafficOutcome; readonly x0S: number; readonly x1S: number; readonly count: number }>;
+  /** Sources top to bottom (one facet each). */
+  readonly sources: readonly string[];
+  /** The outcomes that occurred (the legend), in stacking order. */
+  readonly outcomes: readonly TrafficOutcome[];
+  /** How the requests were bucketed, for the page (always set: the bucket is part of what the chart means). */
+  readonly note: string;
+}
+
+/**
+ * Requests over virtual time by outcome, one facet per source. A source's buckets (as the
+ * harness counted them) are merged k at a time so that it draws at most `maxBuckets` bars per
+ * outcome: 100 req/s for 10 minutes (60k requests) is ≤ 4 × `maxBuckets` rects, not 60k marks.
+ */
+export function trafficOverTimeChart(sources: readonly TrafficSourceResults[], maxBuckets = 300): TrafficOverTimeChart {
+  const bars: Array<TrafficOverTimeChart['bars'][number]> = [];
+  const widths: string[] = [];
+  const seen = new Set<TrafficOutcome>();
+  for (const src of sources) {
+    const { startUs, bucketUs, counts } = src.overTime;
+    const n = Math.max(...TRAFFIC_OUTCOMES.map((o) => counts[o].length));
+    const k = Math.max(1, Math.ceil(n / maxBuckets));
+    const widthUs = k * bucketUs;
+    widths.push(`${src.id}: ${formatSeconds(sec(widthUs))} (${Math.ceil(n / k)} buckets)`);
+    for (let b = 0; b * k < n; b++) {
+      const x0S = sec(startUs + b * widthUs);
+      const x1S = sec(startUs + Math.min((b + 1) * k, n) * bucketUs);
+      for (const outcome of TRAFFIC_OUTCOMES) {
+        let count = 0;
+        for (let i = b * k; i < Math.min(n, (b + 1) * k); i++) count += counts[outcome][i] ?? 0;
+        if (count === 0) continue;
+        seen.add(outcome);
+        bars.push({ source: src.id, outcome, x0S, x1S, count });
+      }
+    }
+  }
+  const requests = sources.reduce((a, s) => a + s.requests, 0);
+  const same = new Set(widths.map((w) => w.replace(/^[^:]*: /, ''))).size === 1;
+  const note = `Each bar counts the requests sent in one bucket of virtual time, by when they were sent (${requests.toLocaleString('en-US')} requests): ${same && widths.length > 0 ? `buckets of ${widths[0].replace(/^[^:]*: /, '')}` : widths.join('; ')}.`;
+  return { bars, sources: sources.map((s) => s.id), outcomes: TRAFFIC_OUTCOMES.filter((o) => seen.has(o)), note };
+}
+
+/** Label of the failed requests no pod was chosen for (REJECT, no rules yet). */
+export const NO_POD = '(no pod: REJECT / no rules)';
+
+export interface TrafficFailuresChart {
+  /** Bars per (row, source); rows top to bottom in `rows`. */
+  readonly bars: ReadonlyArray<{ readonly row: string; readonly source: string; readonly failed: number }>;
+  readonly rows: readonly string[];
+  readonly sources: readonly string[];
+  readonly total: number;
+  readonly note?: string;
+}
+
+/**
+ * Failed requests by pod (`by: 'byPod'`) or by client node (`'byNode'`), one bar per source
+ * stacked per row, most failures first; beyond `maxRows` rows the rest are summed into one row (stated).
+ */
+export function trafficFailuresChart(sources: readonly TrafficSourceResults[], by: 'byPod' | 'byNode', maxRows = 40): TrafficFailuresChart {
+  const perRow = new Map<string, Map<string, number>>();
+  for (const src of sources) {
+    for (const [key, n] of Object.entries(src[by])) {
+      if (!n) continue;
+      const row = key === '' ? NO_POD : key;
+      const m = perRow.get(row) ?? new Map<string, number>();
+      m.set(src.id, (m.get(src.id) ?? 0) + n);
+      perRow.set(row, m);
+    }
+  }
+  const sum = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);
+  let rows = [...perRow.keys()].sort((a, b) => sum(perRow.get(b)!) - sum(perRow.get(a)!) || (a < b ? -1 : 1));
+  let note: string | undefined;
+  if (rows.length > maxRows) {
+    const rest = rows.slice(maxRows - 1);
+    const merged = new Map<string, number>();
+    for (const r of rest) for (const [s, n] of perRow.get(r)!) merged.set(s, (merged.get(s) ?? 0) + n);
+    const name = `${rest.length} other ${by === 'byPod' ? 'pods' : 'nodes'} (summed)`;
+    perRow.set(name, merged);
+    rows = [...rows.slice(0, maxRows - 1), name];
+    note = `${rest.length + maxRows - 1} ${by === 'byPod' ? 'pods' : 'nodes'} had failed requests: the ${maxRows - 1} with the most are drawn alone, the other ${rest.length} summed.`;
+  }
+  const bars = rows.flatMap((row) => [...perRow.get(row)!].map(([source, failed]) => ({ row, source, failed })));
+  // The legend lists the sources that failed at all (a clean source has no bar to name).
+  const failing = new Set(bars.map((b) => b.source));
+  return { bars, rows, sources: sources.map((s) => s.id).filter((s) => failing.has(s)), total: bars.reduce((a, b) => a + b.failed, 0), ...(note ? { note } : {}) };
+}
+
+export interface ExposureChart {
+  /** Pods top to bottom (by listener close, else first rule removal). */
+  readonly rows: readonly string[];
+  /** Exposure windows: listener closed → last node's rule removed, where that is later (s). */
+  readonly windows: ReadonlyArray<{ readonly pod: string; readonly beginS: number; readonly endS: number; readonly failed: number }>;
+  /** The instant each pod's listener closed. */
+  readonly closes: ReadonlyArray<{ readonly pod: string; readonly tS: number }>;
+  /** Each client node's rule removal per pod (a tick each). */
+  readonly removals: ReadonlyArray<{ readonly pod: string; readonly node: string; readonly tS: number }>;
+  /** Earliest and latest instant drawn (s), to share the axis with the kill-path chart. */
+  readonly extent?: readonly [number, number];
+  readonly note: string;
+}
+
+/**
+ * The per-pod exposure-window Gantt (spec §11.3): a bar from the listener closing to the last
+ * client node's rules dropping the pod, a tick at each node's rule removal and one at the close.
+ * A pod whose listener closed after every node had dropped it has no bar (no window). At most
+ * `maxRows` pods: beyond, those with the most failed requests, then the widest windows (stated).
+ */
+export function exposureChart(exposure: readonly TrafficExposure[], maxRows = KILL_PATH_BOUND): ExposureChart {
+  const last = (e: TrafficExposure) => Math.max(...Object.values(e.ruleRemovedUs));
+  const first = (e: TrafficExposure) => Math.min(...Object.values(e.ruleRemovedUs));
+  const windowUs = (e: TrafficExposure) => (e.listenerClosedUs === undefined ? 0 : Math.max(0, last(e) - e.listenerClosedUs));
+  let shown = exposure.filter((e) => Object.keys(e.ruleRemovedUs).length > 0);
+  const exposed = shown.filter((e) => windowUs(e) > 0).length;
+  let note = `${shown.length} pod${shown.length === 1 ? '' : 's'} left the rules, ${exposed} with an exposure window`;
+  if (shown.length > maxRows) {
+    shown = [...shown].sort((a, b) => b.failedRequests - a.failedRequests || windowUs(b) - windowUs(a) || (a.pod < b.pod ? -1 : 1)).slice(0, maxRows);
+    note += `: the ${maxRows} with the most failed requests, then the widest windows, are drawn`;
+  }
+  const key = (e: TrafficExposure) => e.listenerClosedUs ?? first(e);
+  shown = [...shown].sort((a, b) => key(a) - key(b) || (a.pod < b.pod ? -1 : 1));
+  const windows = shown.filter((e) => windowUs(e) > 0).map((e) => ({ pod: e.pod, beginS: sec(e.listenerClosedUs!), endS: sec(last(e)), failed: e.failedRequests }));
+  const closes = shown.filter((e) => e.listenerClosedUs !== undefined).map((e) => ({ pod: e.pod, tS: sec(e.listenerClosedUs!) }));
+  const removals = shown.flatMap((e) => Object.entries(e.ruleRemovedUs).map(([node, t]) => ({ pod: e.pod, node, tS: sec(t) })));
+  const times = [...closes.map((c) => c.tS), ...removals.map((r) => r.tS)];
+  return {
+    rows: shown.map((e) => e.pod),
+    windows,
+    closes,
+    removals,
+    ...(times.length ? { extent: [Math.min(...times), Math.max(...times)] as const } : {}),
+    note: `${note}.`,
+  };
+}
+
+/** Earliest and latest instant of the kill-path chart (s), to share its axis with the exposure chart. */
+export function ganttExtent(g: GanttChart): readonly [number, number] | undefined {
+  const times = [...g.spans.flatMap((s) => [s.beginS, s.endS]), ...g.marks.map((m) => m.tS)];
+  return times.length ? [Math.min(...times), Math.max(...times)] : undefined;
 }
 
 export interface ExploreChart {

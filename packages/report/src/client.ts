@@ -35,6 +35,8 @@ export function renderCharts(Plot: any, charts: PageCharts, doc: any): number {
     'final DELETE': '#862e9c',
     DELETED: '#495057',
   };
+  const OUTCOME_COLORS: Record<string, string> = { served: '#8ce99a', refused: '#e8590c', reset: '#c92a2a', timedOut: '#7048e8' };
+  const OUTCOME_LABELS: Record<string, string> = { served: 'served', refused: 'refused', reset: 'reset', timedOut: 'timed out' };
   const width = (el: any) => Math.max(480, Math.min(1200, el.clientWidth || 960));
   const secs = (s: number) => (s < 1 ? `${Math.round(s * 1000)}ms` : s < 60 ? `${+s.toFixed(3)}s` : `${Math.floor(s / 60)}m${+(s % 60).toFixed(1)}s`);
   const draw: Record<string, (c: any, el: any) => any> = {
@@ -93,8 +95,8 @@ export function renderCharts(Plot: any, charts: PageCharts, doc: any): number {
       return Plot.plot({
         width: width(el),
         height: 60 + 28 * c.rows.length,
-        marginLeft: 140,
-        x: { label: 'virtual time (s)', grid: true },
+        marginLeft: c.marginLeft ?? 140,
+        x: { label: 'virtual time (s)', grid: true, ...(c.xDomain ? { domain: c.xDomain } : {}) },
         y: { label: null, domain: c.rows },
         color: { domain: steps, range: steps.map((s) => STEP_COLORS[s] ?? '#adb5bd'), legend: true },
         marks: [
@@ -114,14 +116,10 @@ export function renderCharts(Plot: any, charts: PageCharts, doc: any): number {
     'rate-limits-kubelet': (c, el) => throttle(c, el),
     'rate-limits-control-plane': (c, el) => throttle(c, el),
     'node-drain': (c, el) =>
-      Plot.plot({
-        width: width(el),
-        height: 60 + 16 * c.nodes.length,
-        marginLeft: 120,
-        x: { label: 'first DELETE → last pod gone (s)', grid: true },
-        y: { label: null, domain: c.nodes.map((n: any) => n.node) },
-        marks: [Plot.barX(c.nodes, { x: 'drainS', y: 'node', fill: '#1c7ed6', title: (n: any) => `${n.node}: ${n.pods} pods drained in ${secs(n.drainS)}${n.notGone ? `, ${n.notGone} never gone` : ''}` }), Plot.ruleX([0])],
-      }),
+      rowChart(el, c.nodes.map((n: any) => n.node), 16, 120, { label: 'first DELETE → last pod gone (s)' }, [
+        Plot.barX(c.nodes, { x: 'drainS', y: 'node', fill: '#1c7ed6', title: (n: any) => `${n.node}: ${n.pods} pods drained in ${secs(n.drainS)}${n.notGone ? `, ${n.notGone} never gone` : ''}` }),
+        Plot.ruleX([0]),
+      ]),
     'node-drain-histogram': (c, el) =>
       Plot.plot({
         width: width(el),
@@ -140,14 +138,48 @@ export function renderCharts(Plot: any, charts: PageCharts, doc: any): number {
         marks: [Plot.barX(c.outcomes, { x: 'seeds', y: 'outcome', fill: (o: any) => (o.outcome === 'pass' ? '#2f9e44' : '#c92a2a'), title: (o: any) => `${o.outcome}: ${o.seeds} seeds` }), Plot.ruleX([0])],
       }),
     'explore-violations': (c, el) =>
+      rowChart(el, c.byViolation.map((v: any) => v.violation), 28, 260, { label: 'failing seeds' }, [
+        Plot.barX(c.byViolation, { x: 'seeds', y: 'violation', fill: '#c92a2a', title: (v: any) => `${v.violation}: ${v.seeds} seeds (e.g. seed ${v.example})` }),
+        Plot.ruleX([0]),
+      ]),
+    'traffic-over-time': (c, el) =>
       Plot.plot({
         width: width(el),
-        height: 60 + 28 * c.byViolation.length,
-        marginLeft: 260,
-        x: { label: 'failing seeds', grid: true },
-        y: { label: null, domain: c.byViolation.map((v: any) => v.violation) },
-        marks: [Plot.barX(c.byViolation, { x: 'seeds', y: 'violation', fill: '#c92a2a', title: (v: any) => `${v.violation}: ${v.seeds} seeds (e.g. seed ${v.example})` }), Plot.ruleX([0])],
+        height: 50 + 170 * c.sources.length,
+        marginRight: 90,
+        x: { label: 'virtual time (s), when the request was sent', grid: true },
+        y: { label: 'requests per bucket', grid: true },
+        fy: { label: null, domain: c.sources },
+        color: { domain: c.outcomes, range: c.outcomes.map((o: string) => OUTCOME_COLORS[o]), tickFormat: (o: string) => OUTCOME_LABELS[o] ?? o, legend: true },
+        marks: [
+          Plot.rectY(c.bars, {
+            x1: 'x0S',
+            x2: 'x1S',
+            y: 'count',
+            fy: 'source',
+            fill: 'outcome',
+            order: c.outcomes,
+            title: (b: any) => `${b.source}: ${b.count} ${OUTCOME_LABELS[b.outcome] ?? b.outcome} sent in [${secs(b.x0S)}, ${secs(b.x1S)})`,
+          }),
+          Plot.ruleY([0]),
+        ],
       }),
+    'traffic-failures-by-pod': (c, el) =>
+      rowChart(
+        el,
+        c.rows,
+        18,
+        Math.max(140, 10 + 6 * Math.max(0, ...c.rows.map((r: string) => r.length))),
+        { label: 'failed requests' },
+        [Plot.barX(c.bars, { x: 'failed', y: 'row', fill: 'source', title: (b: any) => `${b.row}: ${b.failed} failed requests of ${b.source}` }), Plot.ruleX([0])],
+        { domain: c.sources, legend: true },
+      ),
+    'traffic-exposure': (c, el) =>
+      rowChart(el, c.rows, 22, c.marginLeft ?? 140, { label: 'virtual time (s)', ...(c.xDomain ? { domain: c.xDomain } : {}) }, [
+        Plot.barX(c.windows, { x1: 'beginS', x2: 'endS', y: 'pod', fill: '#ffa8a8', insetTop: 3, insetBottom: 3, title: (w: any) => `${w.pod}: exposed ${secs(w.endS - w.beginS)} (${secs(w.beginS)} → ${secs(w.endS)}), ${w.failed} failed requests` }),
+        Plot.tickX(c.removals, { x: 'tS', y: 'pod', stroke: '#1c7ed6', strokeWidth: 2, title: (r: any) => `${r.pod}: ${r.node}'s rules dropped it at ${secs(r.tS)}` }),
+        Plot.dot(c.closes, { x: 'tS', y: 'pod', fill: '#e8590c', r: 3.5, title: (d: any) => `${d.pod}: listener closed at ${secs(d.tS)}` }),
+      ]),
     extra: (c, el) =>
       Plot.plot({
         width: width(el),
@@ -158,6 +190,18 @@ export function renderCharts(Plot: any, charts: PageCharts, doc: any): number {
         marks: [Plot.line(c.points, { x: 'tS', y: 'value', stroke: 'series', curve: 'step-after' })],
       }),
   };
+  /** A chart of one row per `rows` entry (top to bottom), `rowPx` high each, x grid on. */
+  function rowChart(el: any, rows: readonly string[], rowPx: number, marginLeft: number, x: any, marks: any[], color?: any): any {
+    return Plot.plot({
+      width: width(el),
+      height: 60 + rowPx * rows.length,
+      marginLeft,
+      x: { grid: true, ...x },
+      y: { label: null, domain: rows },
+      ...(color ? { color } : {}),
+      marks,
+    });
+  }
   function percentileMarks(m: any): any[] {
     if (!m) return [];
     const rows = [

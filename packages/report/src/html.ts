@@ -10,16 +10,22 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   exploreChart,
+  exposureChart,
   formatSeconds,
   ganttChart,
+  ganttExtent,
   latencyChart,
   nodeDrainChart,
   podStateChart,
   throttleChart,
+  trafficFailuresChart,
+  trafficOverTimeChart,
   type ExploreChart,
+  type ExposureChart,
+  type GanttChart,
 } from './charts.js';
 import { renderCharts, type PageCharts } from './client.js';
-import type { ReportCheck, ReportInput, ThrottleWait } from './input.js';
+import { TRAFFIC_OUTCOMES, type ReportCheck, type ReportInput, type ThrottleWait, type TrafficSection } from './input.js';
 
 /** At most this many `kubectl get pods -w` lines go into the page (the rest are counted). */
 export const MAX_WATCH_LINES = 5000;
@@ -155,17 +161,22 @@ export function renderReportHtml(input: ReportInput): string {
       }
     }
   }
+  // The exposure Gantt shares the kill-path Gantt's time axis (same domain, same left margin).
+  const exposure = input.traffic ? exposureChart(input.traffic.exposure) : undefined;
+  const gantt = input.killPaths?.length ? ganttChart(input.killPaths, (input.header.virtualSeconds ?? 0) * 1_000_000) : undefined;
+  const axis = exposure?.extent ? sharedAxis(gantt, exposure) : undefined;
   if (input.killPaths) {
     page.body.push('<h2 id="kill-path">Kill path per pod</h2>');
-    if (input.killPaths.length === 0) page.body.push('<p class="empty">No pod was deleted.</p>');
+    if (!gantt) page.body.push('<p class="empty">No pod was deleted.</p>');
     else {
-      const g = ganttChart(input.killPaths, (input.header.virtualSeconds ?? 0) * 1_000_000);
+      const g = axis ? { ...gantt, ...axis } : gantt;
       figure(page, 'kill-path', 'DELETE → preStop → StopContainer (SIGTERM … exit or SIGKILL) → StopPodSandbox → syncTerminatedPod → status PATCH → final DELETE → DELETED', g, [
         input.killPathNote ? `Pods shown: ${input.killPathNote}.` : undefined,
         'Bars: Terminating (DELETE accepted → DELETED), killPod, and per container preStop and StopContainer; syncTerminatedPod is where volumes are unmounted and the cgroup removed. Ticks: instants. Hover for times.',
       ]);
     }
   }
+  if (input.traffic) trafficSection(input.traffic, { ...exposure!, ...(axis ?? {}) }, page);
   if (input.throttle) {
     page.body.push('<h2 id="rate-limits">Rate limits at work</h2>');
     const k = throttleChart(input.throttle, isKubelet);
@@ -211,6 +222,59 @@ export function renderReportHtml(input: ReportInput): string {
     '</body></html>',
     '',
   ].join('\n');
+}
+
+/** The x domain (s) and left margin (px) the kill-path and exposure Gantts share, so that one instant is one column in both. */
+function sharedAxis(g: GanttChart | undefined, e: ExposureChart): { xDomain: readonly [number, number]; marginLeft: number } {
+  const ext = [e.extent!, ...(g ? [ganttExtent(g)] : [])].filter((x): x is readonly [number, number] => x !== undefined);
+  const rows = [...e.rows, ...(g?.rows ?? [])];
+  // About 6 px per character of Plot's 10 px sans-serif tick labels, and never less than the kill path's own 140.
+  return { xDomain: [Math.min(...ext.map((x) => x[0])), Math.max(...ext.map((x) => x[1]))], marginLeft: Math.max(140, 10 + 6 * Math.max(0, ...rows.map((r) => r.length))) };
+}
+
+const OUTCOME_LABEL: Record<(typeof TRAFFIC_OUTCOMES)[number], string> = { served: 'served', refused: 'refused', reset: 'reset', timedOut: 'timed out' };
+
+/**
+ * The traffic section (issue #18; spec endpoints-traffic §9, §11): per source totals by outcome
+ * and cause, the traffic expectations, requests over time by outcome, failures by pod and by
+ * client node, and the per-pod exposure windows on the kill path's time axis.
+ */
+function trafficSection(t: TrafficSection, exposure: ExposureChart, page: Page): void {
+  page.body.push('<h2 id="traffic">Client traffic</h2>');
+  if (t.cutShort) page.body.push(`<p class="note cut-short" id="traffic-cut-short"><span class="verdict unchecked">unchecked</span> The traffic was cut short: ${esc(t.cutShort)}. Everything below covers the run until then; the traffic expectations are not judged.</p>`);
+  const causes = (c: Readonly<Record<string, number>>) => Object.entries(c).filter(([, n]) => n > 0).map(([k, n]) => `${k} ${n}`).join(', ');
+  page.body.push(
+    `<table class="traffic" id="traffic-table"><tr><th>source</th><th>Service</th><th>connections</th><th>from nodes</th><th>requests</th>${TRAFFIC_OUTCOMES.map((o) => `<th>${OUTCOME_LABEL[o]}</th>`).join('')}<th>failed by cause</th></tr>${t.sources
+      .map(
+        (s) =>
+          `<tr><td>${esc(s.id)}</td><td>${esc(s.service)}</td><td>${esc(s.connection)}</td><td>${esc(s.fromNodes.join(', '))}</td><td>${s.requests}</td>${TRAFFIC_OUTCOMES.map((o) => `<td>${s.byOutcome[o]}</td>`).join('')}<td>${esc(causes(s.byCause))}</td></tr>`,
+      )
+      .join('')}</table>`,
+  );
+  if (t.checks.length > 0) {
+    page.body.push(`<table class="checks" id="traffic-checks"><tr><th></th><th>traffic expectation</th><th>detail</th></tr>${t.checks.map((c) => `<tr data-ok="${String(c.ok)}"><td>${checkCell(c)}</td><td>${esc(c.name)}</td><td>${esc(c.detail ?? '')}</td></tr>`).join('')}</table>`);
+  }
+  const requests = t.sources.reduce((a, s) => a + s.requests, 0);
+  if (requests === 0) page.body.push('<p class="empty">No request was sent during the run.</p>');
+  else {
+    const o = trafficOverTimeChart(t.sources);
+    figure(page, 'traffic-over-time', 'Requests over time by outcome (served, refused, reset, timed out), per source', o, [o.note]);
+    const pods = trafficFailuresChart(t.sources, 'byPod');
+    if (pods.total === 0) page.body.push('<p class="empty">No request failed.</p>');
+    else {
+      figure(page, 'traffic-failures-by-pod', `Failed requests by the pod they were sent to (${pods.total.toLocaleString('en-US')} failed)`, pods, [pods.note]);
+      const nodes = trafficFailuresChart(t.sources, 'byNode');
+      figure(page, 'traffic-failures-by-node', 'Failed requests by client node', nodes, [nodes.note], 'traffic-failures-by-pod');
+    }
+  }
+  if (exposure.rows.length === 0) page.body.push('<p class="empty">No pod left any node\'s rules during the run: no exposure window.</p>');
+  else {
+    figure(page, 'traffic-exposure', 'Exposure window per pod: listener closed → the last node\'s kube-proxy rule removed', exposure, [
+      exposure.note,
+      'Bars: the window in which a new connection could still be routed to a pod that no longer listens (refused, or timed out once its IP is gone). Dots: the listener closed; ticks: each client node\'s rules dropped the pod. Same time axis as the kill path above; hover for times.',
+    ]);
+  }
+  page.body.push(`<p class="note">Not simulated (no verdict covers it): ${esc(t.notSimulated.join(', '))}.</p>`);
 }
 
 function exploreSection(x: NonNullable<ReportInput['explore']>, page: Page): void {

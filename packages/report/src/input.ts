@@ -137,8 +137,8 @@ export interface ExploreSection {
 }
 
 /**
- * A section another subsystem adds without changing this package's input (the extension
- * point for traffic results: requests per second by outcome, endpoints per Service …): a titled
+ * A section another subsystem adds without changing this package's input (an extension
+ * point: endpoints per Service …): a titled
  * set of time series (drawn as lines) and/or a table. Values are plain numbers; `unit` labels
  * the y axis.
  */
@@ -149,6 +149,64 @@ export interface ExtraSection {
   readonly series?: ReadonlyArray<{ readonly name: string; readonly points: ReadonlyArray<readonly [tUs: number, value: number]> }>;
   readonly unit?: string;
   readonly table?: { readonly columns: readonly string[]; readonly rows: ReadonlyArray<ReadonlyArray<string | number>> };
+}
+
+/** Request outcomes of client traffic, in stacking order (spec endpoints-traffic §9, §11.2). */
+export const TRAFFIC_OUTCOMES = ['served', 'refused', 'reset', 'timedOut'] as const;
+export type TrafficOutcome = (typeof TRAFFIC_OUTCOMES)[number];
+
+/**
+ * One traffic source's results (a scenario's `traffic:` entry, decided per request as spec §11.2
+ * does): totals by outcome and by §9 cause, failed requests by the pod they were sent to and by
+ * client node, and every request by outcome per time bucket (by the time it was sent).
+ */
+export interface TrafficSourceResults {
+  readonly id: string;
+  /** `namespace/name` of the Service. */
+  readonly service: string;
+  readonly connection: 'new' | 'keepAlive';
+  readonly fromNodes: readonly string[];
+  readonly startUs: number;
+  readonly stopUs: number;
+  readonly requests: number;
+  readonly byOutcome: Readonly<Record<TrafficOutcome, number>>;
+  /** Failed requests by cause (`REFUSED_POD`, `TIMEOUT_DEAD_IP`, …). */
+  readonly byCause: Readonly<Record<string, number>>;
+  /** Failed requests by pod name; `''`: no pod was chosen (REJECT, no rules yet). */
+  readonly byPod: Readonly<Record<string, number>>;
+  /** Failed requests by client node. */
+  readonly byNode: Readonly<Record<string, number>>;
+  /** Requests per outcome in buckets of `bucketUs` from `startUs`: `counts.served[k]` were sent in [startUs + k·bucketUs, …). */
+  readonly overTime: { readonly startUs: number; readonly bucketUs: number; readonly counts: Readonly<Record<TrafficOutcome, readonly number[]>> };
+}
+
+/**
+ * One pod's exposure window (spec endpoints-traffic §11.3): from its listener closing (SIGTERM +
+ * the app's `podsim.dev/close-listener-after`) to the last client node's kube-proxy sync that
+ * dropped it (the applied view of pkg/proxy/iptables/proxier.go syncProxyRules, as packages/proxy
+ * traces it in `proxy.sync`); new connections routed to it inside fail (refused, or timed out once
+ * its IP is gone).
+ */
+export interface TrafficExposure {
+  readonly pod: string;
+  /** Undefined: the listener never closed during the run. */
+  readonly listenerClosedUs?: number;
+  /** Per client node, when its applied rules stopped selecting the pod (virtual µs). */
+  readonly ruleRemovedUs: Readonly<Record<string, number>>;
+  /** Requests refused by the pod or timed out on its dead IP. */
+  readonly failedRequests: number;
+}
+
+/** The traffic section: drawn only when the scenario has `traffic:`. */
+export interface TrafficSection {
+  readonly sources: readonly TrafficSourceResults[];
+  readonly exposure: readonly TrafficExposure[];
+  /** The `expect: traffic:` checks (also in {@link ReportInput.checks}). */
+  readonly checks: readonly ReportCheck[];
+  /** What the traffic model does not simulate (no verdict covers it). */
+  readonly notSimulated: readonly string[];
+  /** Set when the run ended before its timeline did: the traffic stopped with it, its checks are unchecked. */
+  readonly cutShort?: string;
 }
 
 /** Everything one report page is drawn from. */
@@ -167,6 +225,8 @@ export interface ReportInput {
   /** Draw the per-node drain chart (bench: one chart per node's pods, from {@link pods}). */
   readonly nodeDrain?: boolean;
   readonly explore?: ExploreSection;
-  /** Sections from other subsystems (traffic …), drawn after the built-in ones. */
+  /** Client traffic results (issue #18): undefined when the run had no `traffic:`. */
+  readonly traffic?: TrafficSection;
+  /** Sections from other subsystems, drawn after the built-in ones. */
   readonly extra?: readonly ExtraSection[];
 }

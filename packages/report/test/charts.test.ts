@@ -16,8 +16,15 @@ import {
   renderReportHtml,
   throttleChart,
   renderCharts,
+  exposureChart,
+  trafficFailuresChart,
+  trafficOverTimeChart,
+  NO_POD,
   type PodLife,
   type ReportInput,
+  type TrafficExposure,
+  type TrafficSection,
+  type TrafficSourceResults,
 } from '../src/index.js';
 
 const S = 1_000_000;
@@ -209,4 +216,127 @@ test('the page is self-contained: no external script, stylesheet or fetch; user 
   t.truthy(json);
   const data = JSON.parse(json![1]) as Record<string, unknown>;
   t.deepEqual(Object.keys(data).sort(), ['extra-traffic', 'latency-histogram', 'pods-over-time']);
+});
+
+/** A traffic source of `rate` req/s for `seconds`, counted in buckets of `bucketS`; failures as [bucket index, outcome, count]. */
+function source(id: string, rate: number, seconds: number, bucketS: number, failures: ReadonlyArray<readonly [number, 'refused' | 'reset' | 'timedOut', number]> = [], extra: Partial<TrafficSourceResults> = {}): TrafficSourceResults {
+  const n = Math.ceil(seconds / bucketS);
+  const counts = { served: new Array<number>(n).fill(rate * bucketS), refused: new Array<number>(n).fill(0), reset: new Array<number>(n).fill(0), timedOut: new Array<number>(n).fill(0) };
+  for (const [i, o, c] of failures) {
+    counts[o][i] += c;
+    counts.served[i] -= c;
+  }
+  const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+  const byOutcome = { served: sum(counts.served), refused: sum(counts.refused), reset: sum(counts.reset), timedOut: sum(counts.timedOut) };
+  return {
+    id,
+    service: `default/${id}`,
+    connection: 'new',
+    fromNodes: ['n1', 'n2'],
+    startUs: 10 * S,
+    stopUs: 10 * S + seconds * S,
+    requests: rate * seconds,
+    byOutcome,
+    byCause: {},
+    byPod: {},
+    byNode: {},
+    overTime: { startUs: 10 * S, bucketUs: bucketS * S, counts },
+    ...extra,
+  };
+}
+
+test('trafficOverTimeChart: 100 req/s for 10 virtual minutes (60k requests) is at most 300 bars per outcome, every request counted once, the bucket stated', (t) => {
+  const big = source('big', 100, 600, 0.5, [[100, 'refused', 3], [101, 'timedOut', 7], [1199, 'reset', 1]]);
+  const c = trafficOverTimeChart([big]);
+  t.true(c.bars.length <= 4 * 300, `${c.bars.length} bars`);
+  t.is(c.bars.filter((b) => b.outcome === 'served').length, 300);
+  for (const o of ['served', 'refused', 'reset', 'timedOut'] as const) {
+    t.is(c.bars.filter((b) => b.outcome === o).reduce((a, b) => a + b.count, 0), big.byOutcome[o], o);
+  }
+  t.is(c.bars.reduce((a, b) => a + b.count, 0), 60_000);
+  // 1200 half-second buckets merged 4 at a time: 2 s bars, from the source's start.
+  const refused = c.bars.find((b) => b.outcome === 'refused')!;
+  t.deepEqual([refused.x0S, refused.x1S, refused.count], [10 + 50, 10 + 52, 3]);
+  t.is(c.bars.find((b) => b.outcome === 'timedOut')!.x0S, 60, 'bucket 101 (50.5 s in) is in the same 2 s bar as bucket 100');
+  t.is(Math.max(...c.bars.map((b) => b.x1S)), 610);
+  t.deepEqual(c.outcomes, ['served', 'refused', 'reset', 'timedOut']);
+  t.regex(c.note, /60,000 requests\): buckets of 2s \(300 buckets\)/);
+  // A short source keeps its own buckets (no merge), and a clean one has no failure in the legend.
+  const small = trafficOverTimeChart([source('small', 10, 20, 0.1)]);
+  t.is(small.bars.length, 200);
+  t.deepEqual([small.bars[0].x0S, small.bars[0].x1S], [10, 10.1]);
+  t.deepEqual(small.outcomes, ['served']);
+  t.regex(small.note, /buckets of 100ms \(200 buckets\)/);
+});
+
+test('trafficFailuresChart: per pod (no pod chosen named as such) and per node, most first, stacked by source; rows past the bound summed and said so', (t) => {
+  const a = source('a', 10, 10, 1, [], { byPod: { 'web-1': 5, 'web-2': 2, '': 4 }, byNode: { n1: 6, n2: 5 } });
+  const b = source('b', 10, 10, 1, [], { byPod: { 'web-2': 4 }, byNode: { n1: 4 } });
+  const clean = source('clean', 10, 10, 1);
+  const pods = trafficFailuresChart([a, b, clean], 'byPod');
+  t.deepEqual(pods.rows, ['web-2', 'web-1', NO_POD]);
+  t.deepEqual(pods.bars.filter((x) => x.row === 'web-2'), [{ row: 'web-2', source: 'a', failed: 2 }, { row: 'web-2', source: 'b', failed: 4 }]);
+  t.is(pods.total, 15);
+  t.deepEqual(pods.sources, ['a', 'b'], 'the clean source is not in the legend');
+  t.is(pods.note, undefined);
+  const nodes = trafficFailuresChart([a, b, clean], 'byNode');
+  t.deepEqual(nodes.rows, ['n1', 'n2']);
+  t.is(nodes.total, 15, 'the same failures, by client node');
+  const many = source('m', 10, 10, 1, [], { byPod: Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`p${String(i).padStart(2, '0')}`, 50 - i])) });
+  const bounded = trafficFailuresChart([many], 'byPod', 10);
+  t.is(bounded.rows.length, 10);
+  t.is(bounded.rows[9], '41 other pods (summed)');
+  t.is(bounded.total, (50 * 51) / 2, 'nothing lost in the sum');
+  t.regex(bounded.note!, /^50 pods had failed requests: the 9 with the most are drawn alone, the other 41 summed\.$/);
+});
+
+test('exposureChart: a bar from the listener closing to the last node\'s rule removal, a tick per node; none when every node dropped the pod first; bounded rows', (t) => {
+  const e: TrafficExposure[] = [
+    { pod: 'late', listenerClosedUs: 20 * S, ruleRemovedUs: { n1: 20.4 * S, n2: 21 * S }, failedRequests: 3 },
+    { pod: 'safe', listenerClosedUs: 17 * S, ruleRemovedUs: { n1: 12.1 * S, n2: 12.2 * S }, failedRequests: 0 },
+    { pod: 'open', ruleRemovedUs: { n1: 30 * S }, failedRequests: 0 },
+  ];
+  const c = exposureChart(e);
+  t.deepEqual(c.rows, ['safe', 'late', 'open'], 'by listener close (else first removal)');
+  t.deepEqual(c.windows, [{ pod: 'late', beginS: 20, endS: 21, failed: 3 }]);
+  t.deepEqual(c.closes.map((x) => x.pod), ['safe', 'late']);
+  t.deepEqual(c.removals.filter((r) => r.pod === 'late'), [{ pod: 'late', node: 'n1', tS: 20.4 }, { pod: 'late', node: 'n2', tS: 21 }]);
+  t.deepEqual(c.extent, [12.1, 30]);
+  t.is(c.note, '3 pods left the rules, 1 with an exposure window.');
+  const many: TrafficExposure[] = Array.from({ length: 60 }, (_, i) => ({ pod: `p${String(i).padStart(2, '0')}`, listenerClosedUs: i * S, ruleRemovedUs: { n1: i * S + (i % 7) * 1000 }, failedRequests: i % 5 }));
+  const b = exposureChart(many, 10);
+  t.is(b.rows.length, 10);
+  t.true(b.rows.every((p) => many.find((x) => x.pod === p)!.failedRequests === 4), 'the pods with the most failures');
+  t.regex(b.note, /^60 pods left the rules, 51 with an exposure window: the 10 with the most failed requests, then the widest windows, are drawn\.$/);
+});
+
+const traffic: TrafficSection = {
+  sources: [source('plain', 100, 20, 0.1, [[5, 'refused', 2], [9, 'timedOut', 3]], { byPod: { 'web-1': 5 }, byNode: { n1: 2, n2: 3 }, byCause: { REFUSED_POD: 2, TIMEOUT_DEAD_IP: 3 } })],
+  exposure: [{ pod: 'web-1', listenerClosedUs: 10.4 * S, ruleRemovedUs: { n1: 11 * S, n2: 11.2 * S }, failedRequests: 5 }],
+  checks: [{ group: 'expectation', name: 'traffic: traffic plain failed ≤ 0', ok: false, detail: 'failed 5 of 2000 requests' }],
+  notSimulated: ['UDP'],
+};
+const killPath = { pod: 'web-1', deleteUs: 10 * S, goneUs: 13 * S, spans: [{ step: 'Terminating', beginUs: 10 * S, endUs: 13 * S }], marks: [{ step: 'SIGTERM', t: 10.4 * S }] };
+
+test('the traffic section: present with its charts when the run had traffic, absent without; the exposure Gantt on the kill path\'s time axis; a cut-short run says so and never shows a traffic pass', (t) => {
+  const base: ReportInput = { header: { ...input.header, verdict: 'FAIL', ok: false }, checks: [], killPaths: [killPath] };
+  const html = renderReportHtml({ ...base, traffic });
+  const data = JSON.parse(/<script type="application\/json" id="podsim-report-data">([^<]*)<\/script>/.exec(html)![1]) as Record<string, { xDomain?: number[]; marginLeft?: number }>;
+  t.deepEqual(Object.keys(data).sort(), ['kill-path', 'traffic-exposure', 'traffic-failures-by-node', 'traffic-failures-by-pod', 'traffic-over-time']);
+  t.deepEqual(data['kill-path'].xDomain, [10, 13], 'one domain over the kill path (10–13 s) and the exposure window (10.4–11.2 s)');
+  t.deepEqual(data['traffic-exposure'].xDomain, data['kill-path'].xDomain);
+  t.is(data['traffic-exposure'].marginLeft, data['kill-path'].marginLeft);
+  t.regex(html, /<h2 id="traffic">Client traffic<\/h2>/);
+  t.regex(html, /<td>plain<\/td><td>default\/plain<\/td><td>new<\/td><td>n1, n2<\/td><td>2000<\/td><td>1995<\/td><td>2<\/td><td>0<\/td><td>3<\/td><td>REFUSED_POD 2, TIMEOUT_DEAD_IP 3<\/td>/);
+  t.regex(html, /<table class="checks" id="traffic-checks">.*<span class="verdict bad">fail<\/span><\/td><td>traffic: traffic plain failed ≤ 0/);
+  t.regex(html, /buckets of 100ms \(200 buckets\)/, 'the bucket is stated on the page');
+  t.notRegex(html, /traffic-cut-short/);
+  const none = renderReportHtml(base);
+  t.notRegex(none, /id="traffic|data-chart="traffic/, 'no traffic, no (empty) traffic section');
+  t.false('xDomain' in (JSON.parse(/<script type="application\/json" id="podsim-report-data">([^<]*)<\/script>/.exec(none)![1]) as Record<string, object>)['kill-path']);
+  const cut = renderReportHtml({ ...base, traffic: { ...traffic, cutShort: 'the run was interrupted at virtual 15s', checks: [{ group: 'expectation', name: 'traffic: traffic plain failed ≤ 0', ok: 'unchecked', detail: 'not judged' }] } });
+  t.regex(cut, /id="traffic-cut-short"><span class="verdict unchecked">unchecked<\/span> The traffic was cut short: the run was interrupted at virtual 15s\./);
+  const checks = /<table class="checks" id="traffic-checks">.*?<\/table>/.exec(cut)![0];
+  t.regex(checks, /verdict unchecked">unchecked/);
+  t.notRegex(checks, /verdict ok/);
 });

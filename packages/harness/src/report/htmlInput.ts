@@ -8,7 +8,20 @@
  * status_manager.go syncPod in v1.22.8. Nothing is guessed: a step with no record is not drawn.
  */
 import { CLIENT_THROTTLE_TRACE, US_PER_SECOND, type TraceRecord } from '@podsim/api';
-import { chooseKillPathPods, type ExploreSeed, type KillMark, type KillPath, type KillSpan, type PodLife, type ReportCheck, type ReportHeader, type ReportInput, type ThrottleWait } from '@podsim/report';
+import {
+  chooseKillPathPods,
+  type ExploreSeed,
+  type KillMark,
+  type KillPath,
+  type KillSpan,
+  type PodLife,
+  type ReportCheck,
+  type ReportHeader,
+  type ReportInput,
+  type ThrottleWait,
+  type TrafficSection,
+} from '@podsim/report';
+import type { TrafficReport } from '../traffic/evaluate.js';
 import type { ApiRequest, TraceModel, Span } from '../checkers/model.js';
 
 /** A pod's requests by its kubelet (status PATCHes, DELETEs), in trace order. */
@@ -174,6 +187,11 @@ export function runChecks(r: RunReport): ReportCheck[] {
     ...(s.ok ? (s.expectFailure ? { detail: `failed as expected: ${s.expectedError ?? ''}` } : {}) : { detail: stepFailure(s) }),
   }));
   for (const e of r.expectations) {
+    // Traffic cut short by the run's end (traffic/evaluate.ts) is never judged, whatever the count.
+    if (e.kind === 'traffic' && r.traffic?.cutShort !== undefined) {
+      checks.push({ group: 'expectation', name: `${e.kind}: ${e.expected}`, ok: 'unchecked', detail: e.actual });
+      continue;
+    }
     // An interrupted or crashed run never reached what an unmet expectation describes: unchecked, not failed.
     checks.push({ group: 'expectation', name: `${e.kind}: ${e.expected}`, ok: e.ok ? true : interrupted ? 'unchecked' : false, ...(e.ok ? {} : { detail: interrupted ? `not judged (the run ${r.end}): ${e.actual}` : expectationFailure(e) }) });
   }
@@ -212,6 +230,45 @@ export function runHeader(r: RunReport, command: 'run' | 'bench' = 'run'): Repor
   };
 }
 
+const us = (s: number) => Math.round(s * US_PER_SECOND);
+
+/**
+ * The report's traffic section from the run's own traffic results (the `traffic` of `--json`,
+ * traffic/evaluate.ts): the same counts, times converted from virtual seconds to µs, and the
+ * `expect: traffic:` rows of the checks table.
+ */
+export function trafficSection(t: TrafficReport, checks: readonly ReportCheck[]): TrafficSection {
+  return {
+    sources: t.sources.map((s) => ({
+      id: s.id,
+      service: s.service,
+      connection: s.connection,
+      fromNodes: s.fromNodes,
+      startUs: us(s.startSeconds),
+      stopUs: us(s.stopSeconds),
+      requests: s.requests,
+      byOutcome: s.byOutcome,
+      byCause: s.byCause as Readonly<Record<string, number>>,
+      byPod: s.byPod,
+      byNode: s.byNode,
+      overTime: {
+        startUs: us(s.overTime.startSeconds),
+        bucketUs: us(s.overTime.bucketSeconds),
+        counts: { served: s.overTime.served, refused: s.overTime.refused, reset: s.overTime.reset, timedOut: s.overTime.timedOut },
+      },
+    })),
+    exposure: t.exposure.map((e) => ({
+      pod: e.pod,
+      ...(e.listenerClosedAt !== undefined ? { listenerClosedUs: us(e.listenerClosedAt) } : {}),
+      ruleRemovedUs: Object.fromEntries(Object.entries(e.ruleRemovedAt).map(([n, s]) => [n, us(s)])),
+      failedRequests: e.failedRequests,
+    })),
+    checks: checks.filter((c) => c.group === 'expectation' && c.name.startsWith('traffic: ')),
+    notSimulated: t.unchecked,
+    ...(t.cutShort !== undefined ? { cutShort: t.cutShort } : {}),
+  };
+}
+
 export interface RunReportOptions {
   /** Pods whose kill paths to draw (names, `ns/name` outside default); default: all up to the bound, else a seeded sample. */
   readonly pods?: readonly string[];
@@ -224,9 +281,11 @@ export function runReportInput(r: RunReport, m: TraceModel, records: readonly Tr
   const kp = killPaths(m, r.seed, opts.pods);
   if (kp.unknown.length) opts.onUnknownPods?.(kp.unknown);
   const header = runHeader(r);
+  const checks = runChecks(r);
   return {
     header: kp.unknown.length ? { ...header, notes: [...(header.notes ?? []), `--report-pods: no deleted pod is named ${kp.unknown.join(', ')}`] } : header,
-    checks: runChecks(r),
+    checks,
+    ...(r.traffic ? { traffic: trafficSection(r.traffic, checks) } : {}),
     pods: podLives(m),
     killPaths: kp.paths,
     killPathNote: kp.note,

@@ -110,7 +110,34 @@ export interface TrafficSourceResult {
   readonly failureWindow?: { readonly first: number; readonly last: number };
   /** With `clients:`: per client identity, the pods that served its requests and how many. */
   readonly servedByClient?: Readonly<Record<string, Readonly<Record<string, number>>>>;
+  /** Every request by outcome over time, by the time it was sent (see {@link OutcomesOverTime}). */
+  readonly overTime: OutcomesOverTime;
+  /** Why this source sent fewer requests than its scenario asked for (the run ended early); absent when it ran its course. */
+  readonly cutShort?: string;
 }
+
+/**
+ * Requests per outcome in consecutive buckets of `bucketSeconds` from `startSeconds` (the
+ * source's start): `served[k]` requests sent in [start + k·bucket, start + (k+1)·bucket) were
+ * served, and so on. The bucket is the smallest of {@link OVER_TIME_BUCKETS_S} that keeps a
+ * source to {@link MAX_OVER_TIME_BUCKETS} buckets (0.5 s for a 2-minute source, 2 s for 10 minutes).
+ */
+export interface OutcomesOverTime {
+  readonly startSeconds: number;
+  readonly bucketSeconds: number;
+  readonly served: readonly number[];
+  readonly refused: readonly number[];
+  readonly reset: readonly number[];
+  readonly timedOut: readonly number[];
+}
+
+/** Bucket widths of {@link OutcomesOverTime}, in virtual seconds. */
+export const OVER_TIME_BUCKETS_S = [0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 1800, 3600] as const;
+/**
+ * At most this many buckets per source (unless even the widest bucket needs more): about what the
+ * report draws (300 bars per source) — finer buckets would only grow `--json` (each count is a line).
+ */
+export const MAX_OVER_TIME_BUCKETS = 300;
 
 export interface TrafficReport {
   readonly sources: readonly TrafficSourceResult[];
@@ -118,6 +145,11 @@ export interface TrafficReport {
   readonly exposure: readonly ExposureWindow[];
   /** What the traffic model does not simulate, so no verdict covers it. */
   readonly unchecked: readonly string[];
+  /**
+   * Set when the run ended before its timeline finished (interrupted, failed, or at its bound):
+   * the traffic stopped with it, so `expect: traffic:` is not judged (never a pass).
+   */
+  readonly cutShort?: string;
 }
 
 interface Net {
@@ -353,6 +385,8 @@ export interface TrafficContext {
   /** Step id → virtual µs the step started (for `since`). */
   readonly stepStartUs: Readonly<Record<string, number>>;
   readonly endUs: number;
+  /** Why the run ended before its timeline finished (see {@link TrafficReport.cutShort}); undefined when it finished. */
+  readonly cutShort?: string;
 }
 
 /** Evaluates every traffic source of a run. */
@@ -371,9 +405,12 @@ export function evaluateTraffic(records: readonly TraceRecord[], model: TraceMod
     const clients = src.clients ?? 1;
     const servedByClient: Record<string, Record<string, number>> | undefined = src.clients !== undefined ? {} : undefined;
     const affinity: AffinityTables = new Map();
-    const base = src.since !== undefined ? (ctx.stepStartUs[src.since] ?? 0) : 0;
-    const startUs = base + (src.start ?? 0);
-    const stopUs = Math.min(ctx.endUs, src.stop !== undefined ? base + src.stop : ctx.endUs);
+    // A `since` step that never started (the run ended first) starts no traffic: sending from
+    // t = 0 instead would judge requests the scenario never asked for.
+    const base = src.since !== undefined ? (ctx.stepStartUs[src.since] ?? Infinity) : 0;
+    const startUs = Math.min(ctx.endUs, base + (src.start ?? 0));
+    const stopUs = Math.max(startUs, Math.min(ctx.endUs, src.stop !== undefined ? base + src.stop : ctx.endUs));
+    const over = outcomeBuckets(startUs, stopUs);
     const timeoutUs = src.timeout ?? DEFAULT_TRAFFIC_TIMEOUT_US;
     const retries = src.retries ?? 0;
     const connection = src.connection ?? 'new';
@@ -433,6 +470,8 @@ export function evaluateTraffic(records: readonly TraceRecord[], model: TraceMod
           t = last.doneAt;
         }
         const a = last!;
+        const outcome = a.cause ? OUTCOME_OF[a.cause] : 'served';
+        over.count(outcome, t0);
         if (!a.cause) {
           byOutcome.served++;
           if (servedByClient) {
@@ -441,7 +480,7 @@ export function evaluateTraffic(records: readonly TraceRecord[], model: TraceMod
           }
           continue;
         }
-        byOutcome[OUTCOME_OF[a.cause]]++;
+        byOutcome[outcome]++;
         byCause[a.cause] = (byCause[a.cause] ?? 0) + 1;
         byPod[a.pod] = (byPod[a.pod] ?? 0) + 1;
         byNode[node] = (byNode[node] ?? 0) + 1;
@@ -471,6 +510,8 @@ export function evaluateTraffic(records: readonly TraceRecord[], model: TraceMod
       bySecond,
       ...(Number.isFinite(firstFailUs) ? { failureWindow: { first: firstFailUs / US_PER_SECOND, last: lastFailUs / US_PER_SECOND } } : {}),
       ...(servedByClient ? { servedByClient } : {}),
+      overTime: over.result(),
+      ...(ctx.cutShort !== undefined ? { cutShort: ctx.cutShort } : {}),
     });
   });
   const total = {
@@ -484,7 +525,22 @@ export function evaluateTraffic(records: readonly TraceRecord[], model: TraceMod
     for (const [k, v] of Object.entries(r.byOutcome)) total.byOutcome[k as Outcome] += v;
     for (const [k, v] of Object.entries(r.byCause)) total.byCause[k as FailureCause] = (total.byCause[k as FailureCause] ?? 0) + v;
   }
-  return { sources: results, total, exposure: exposureWindows(w, svcKeys, exposureFails), unchecked: UNCHECKED_TRAFFIC };
+  return { sources: results, total, exposure: exposureWindows(w, svcKeys, exposureFails), ...(ctx.cutShort !== undefined ? { cutShort: ctx.cutShort } : {}), unchecked: UNCHECKED_TRAFFIC };
+}
+
+/** Counts requests per outcome into the {@link OutcomesOverTime} buckets of a source sending in [startUs, stopUs). */
+function outcomeBuckets(startUs: number, stopUs: number): { count(o: Outcome, t: number): void; result(): OutcomesOverTime } {
+  const spanS = (stopUs - startUs) / US_PER_SECOND;
+  const bucketSeconds = OVER_TIME_BUCKETS_S.find((b) => spanS / b <= MAX_OVER_TIME_BUCKETS) ?? OVER_TIME_BUCKETS_S[OVER_TIME_BUCKETS_S.length - 1];
+  const bucketUs = bucketSeconds * US_PER_SECOND;
+  const n = Math.max(0, Math.ceil((stopUs - startUs) / bucketUs));
+  const counts: Record<Outcome, number[]> = { served: new Array<number>(n).fill(0), refused: new Array<number>(n).fill(0), reset: new Array<number>(n).fill(0), timedOut: new Array<number>(n).fill(0) };
+  return {
+    count(o, t) {
+      counts[o][Math.min(n - 1, Math.floor((t - startUs) / bucketUs))]++;
+    },
+    result: () => ({ startSeconds: startUs / US_PER_SECOND, bucketSeconds, ...counts }),
+  };
 }
 
 /** Per pod that was ever a target and whose listener closed: [c_p, r_j] per node (§11.3). */
@@ -546,7 +602,8 @@ export function trafficExpectations(report: TrafficReport, specs: readonly Traff
       // A bound judged over no request at all checked nothing (a source that starts after the
       // run ended, or a Service it never reached): that is not a pass.
       const requests = sum((s) => s.requests);
-      const ok = requests > 0 && (b.min === undefined || v >= b.min) && (b.max === undefined || v <= b.max);
+      // Traffic cut short by the run's end covers less than the scenario asked: not judged either.
+      const ok = report.cutShort === undefined && requests > 0 && (b.min === undefined || v >= b.min) && (b.max === undefined || v <= b.max);
       const range = `${b.min !== undefined ? `≥ ${b.min}` : ''}${b.min !== undefined && b.max !== undefined ? ' and ' : ''}${b.max !== undefined ? `≤ ${b.max}` : ''}`;
       const causes = Object.entries(srcs.reduce<Record<string, number>>((acc, s) => {
         for (const [c, n] of Object.entries(s.byCause)) acc[c] = (acc[c] ?? 0) + (n ?? 0);
@@ -557,7 +614,9 @@ export function trafficExpectations(report: TrafficReport, specs: readonly Traff
       out.push({
         expected: `traffic${e.source ? ` ${e.source}` : ''} ${k} ${range}`,
         ok,
-        actual: requests === 0 ? `no request was sent${e.source ? ` by source ${e.source}` : ''} during the run, so nothing was checked` : `${k} ${v} of ${requests} requests${causes ? ` (${causes})` : ''}`,
+        actual: report.cutShort !== undefined
+          ? `not judged: the traffic was cut short (${report.cutShort}); ${k} ${v} of ${requests} requests so far`
+          : requests === 0 ? `no request was sent${e.source ? ` by source ${e.source}` : ''} during the run, so nothing was checked` : `${k} ${v} of ${requests} requests${causes ? ` (${causes})` : ''}`,
       });
     }
   }

@@ -20,7 +20,7 @@ export async function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu'] });
 }
 
-/** One chart as rendered: its id, whether the page drew it, and its marks (Plot's `g[aria-label]` groups → element counts). */
+/** One chart as rendered: its id, whether the page drew it, and its marks (Plot's `g[aria-label]` groups → shape counts, over every facet). */
 export interface RenderedChart {
   readonly id: string;
   readonly rendered: boolean;
@@ -75,7 +75,8 @@ export async function openReport(browser: Browser, file: string, opts: { readonl
         for (const g of f.querySelectorAll('svg g[aria-label]')) {
           const label = g.getAttribute('aria-label') ?? '';
           if (/axis|grid/.test(label)) continue;
-          marks[label] = (marks[label] ?? 0) + g.childElementCount;
+          // A faceted mark has one unlabelled <g> per facet: count the shapes inside them.
+          for (const c of g.children) marks[label] = (marks[label] ?? 0) + (c.tagName.toLowerCase() === 'g' && !c.hasAttribute('aria-label') ? c.childElementCount : 1);
         }
         return { id: f.getAttribute('data-chart') ?? '', rendered: f.getAttribute('data-rendered') === 'true', svgs: f.querySelectorAll('svg').length, marks };
       }),
