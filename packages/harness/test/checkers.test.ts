@@ -291,6 +291,23 @@ const broken: Array<[string, (r: R[]) => void, string[]]> = [
     ['taint-manager-deadline-kept'],
   ],
   [
+    'p (tolerationSeconds 1) sits 8 s on its node after unreachable:NoExecute and the taint manager never deletes it',
+    (r) => {
+      r[0].data!.tolerations = [['node.kubernetes.io/unreachable', 'Exists', '', 'NoExecute', 1]];
+      r.push(nodeW(0.5, '10.5', 'ADDED', [], byKubelet('True')), nodeW(5, '12.5', 'MODIFIED', [UNREACHABLE_NE], { client: 'kube-controller-manager', conditions: byKubelet('True').conditions }));
+    },
+    ['taint-manager-deadline-kept'],
+  ],
+  [
+    'master disruption mode is entered at 3 s but node-1 keeps unreachable:NoExecute to the end',
+    (r) => {
+      r.push(nodeW(0.5, '10.5', 'ADDED', [], byKubelet('True')), nodeW(2, '11.5', 'MODIFIED', [UNREACHABLE_NE], { client: 'kube-controller-manager', conditions: byKubelet('True').conditions }));
+      r.push({ t: 3 * S, actor: 'kube-controller-manager', kind: 'controller.nodelifecycle.disruption', data: { mode: 'enter' } });
+      // The taint manager's deletion of p (tolerationSeconds 300) is not due before the run ends.
+    },
+    ['noexecute-taint-limiter-zero'],
+  ],
+  [
     'the controller manager force-deletes p while its node was never confirmed gone',
     (r) => r.push({ t: 5 * S, actor: 'apiserver', kind: 'api.request', data: { verb: 'delete', resource: 'pods', namespace: 'default', name: 'p', code: 200, client: 'kube-controller-manager', gracePeriodSeconds: 0 } }),
     ['podgc-force-delete-justified'],

@@ -351,7 +351,7 @@ export const NODE_LIFECYCLE_INVARIANTS: readonly Invariant[] = [
       const out: Violation[] = [];
       const byNode = nodeWrites(m);
       const firstRef = new Map<string, number[]>();
-      for (const w of m.writes) if (w.resource === 'pods' && w.nodeName) push(firstRef, w.nodeName, w.t);
+      for (const w of m.writes) if (w.resource === 'pods' && w.nodeName && !firstRef.has(w.nodeName)) push(firstRef, w.nodeName, w.t);
       for (const r of m.requests) {
         if (r.verb !== 'delete' || r.resource !== 'pods' || r.client !== KCM || r.gracePeriodSeconds !== 0 || r.code >= 300) continue;
         const last = (m.index.podWritesByName.get(`${r.namespace ?? ''}/${r.name}`) ?? []).findLast((w) => w.t < r.t || (w.t === r.t && w.deletionGracePeriodSeconds !== 0 && w.event !== 'DELETED'));
@@ -368,10 +368,8 @@ export const NODE_LIFECYCLE_INVARIANTS: readonly Invariant[] = [
           out.push({ invariant: this.id, t: r.t, message: `kube-controller-manager force-deleted ${who} (${last.phase ?? 'no phase'}) while its node ${node} exists` });
           continue;
         }
-        // Missing since its DELETED write (or, never registered, since a pod first named it): the quarantine starts no earlier.
-        const goneAt = nl.at(-1)?.t ?? -Infinity;
-        const named = (firstRef.get(node) ?? []).find((t) => t >= goneAt) ?? goneAt;
-        const since = Math.max(goneAt, named);
+        // Missing since its DELETED write (or, never registered, since a pod first named it): podgc's quarantine starts no earlier.
+        const since = nl.at(-1)?.t ?? firstRef.get(node)?.[0] ?? 0;
         const get = m.requests.find((g) => g.verb === 'get' && g.resource === 'nodes' && g.name === node && g.client === KCM && g.code === 404 && g.t >= since + QUARANTINE_US && g.t <= r.t);
         if (!get) {
           out.push({
