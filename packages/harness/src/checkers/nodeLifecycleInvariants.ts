@@ -557,7 +557,10 @@ function taintDeadlines(m: TraceModel, id: string): Violation[] {
         continue;
       }
       taints.set(w.name, next);
-      for (const uid of onNode(w.name)) next.length === 0 ? cancel(uid, w.t) : process(uid, w.t);
+      for (const uid of onNode(w.name)) {
+        if (next.length === 0) cancel(uid, w.t);
+        else process(uid, w.t);
+      }
     } else if (w.resource === 'pods') {
       if (w.event === 'DELETED') {
         cancel(w.uid, w.t);
