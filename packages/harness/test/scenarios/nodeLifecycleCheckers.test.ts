@@ -32,12 +32,27 @@ async function run(name: string, text: string, bugs: readonly string[], off: rea
   return { on, ids: ids(on.violations), offIds: ids(disabled.violations), of: (id: string) => on.violations.filter((v) => v.invariant === id) };
 }
 
+/** Deployment web, 2 replicas (the manifest document, after the Scenario one). */
+const WEB = `${'---'}
+apiVersion: apps/v1
+kind: Deployment
+metadata: { name: web }
+spec:
+  replicas: 2
+  selector: { matchLabels: { app: web } }
+  template:
+    metadata: { labels: { app: web } }
+    spec:
+      containers: [{ name: app, image: nginx:1.21 }]`;
+/** The control-plane node of §10 (tainted NoSchedule, so no workload lands there). */
+const CP1 = `    - { name: cp1, labels: { node-role.kubernetes.io/master: "" }, taints: [{ key: node-role.kubernetes.io/master, effect: NoSchedule }] }`;
+
 /** The Deployment half of §10 with a DaemonSet: cp1 + w1 + w2, w2 powered off at `down` (30 s). */
 const DAEMONSET_LOSS = `kind: Scenario
 cluster:
   seed: 1
   nodes:
-    - { name: cp1, labels: { node-role.kubernetes.io/master: "" }, taints: [{ key: node-role.kubernetes.io/master, effect: NoSchedule }] }
+${CP1}
     - { name: w1 }
     - { name: w2 }
 steps:
@@ -65,24 +80,14 @@ function zoneLoss(workers: number, lose: readonly string[]): string {
 cluster:
   seed: 1
   nodes:
-    - { name: cp1, labels: { node-role.kubernetes.io/master: "" }, taints: [{ key: node-role.kubernetes.io/master, effect: NoSchedule }] }
+${CP1}
 ${nodes}
 steps:
   - apply: all
   - sleep: 30s
 ${lose.map((n) => `  - fault: { kind: nodeDown, node: ${n} }`).join('\n')}
   - sleep: 120s
----
-apiVersion: apps/v1
-kind: Deployment
-metadata: { name: web }
-spec:
-  replicas: 2
-  selector: { matchLabels: { app: web } }
-  template:
-    metadata: { labels: { app: web } }
-    spec:
-      containers: [{ name: app, image: nginx:1.21 }]
+${WEB}
 `;
 }
 
@@ -91,7 +96,7 @@ const NODE_RETURNS = `kind: Scenario
 cluster:
   seed: 1
   nodes:
-    - { name: cp1, labels: { node-role.kubernetes.io/master: "" }, taints: [{ key: node-role.kubernetes.io/master, effect: NoSchedule }] }
+${CP1}
     - { name: w1 }
     - { name: w2 }
 steps:
@@ -99,17 +104,7 @@ steps:
   - sleep: 30s
   - fault: { kind: kubeletDown, node: w2, for: 100s }
   - sleep: 400s
----
-apiVersion: apps/v1
-kind: Deployment
-metadata: { name: web }
-spec:
-  replicas: 2
-  selector: { matchLabels: { app: web } }
-  template:
-    metadata: { labels: { app: web } }
-    spec:
-      containers: [{ name: app, image: nginx:1.21 }]
+${WEB}
 `;
 
 const NODE_LIFECYCLE_IDS = ['nlc-status-writes', 'noexecute-taint-limiter-zero', 'noexecute-taint-zone-rate', 'taint-manager-spares-tolerating-pods', 'taint-manager-deadline-kept', 'podgc-force-delete-justified', 'rs-replacement-after-deletion'];
