@@ -14,6 +14,7 @@ export * from './objects.js';
 export * from './podutil.js';
 export * from './intstr.js';
 export * from './events.js';
+export * from './plantedBugs.js';
 export * from './replicaset/replicaSet.js';
 export * from './replicaset/podsToDelete.js';
 export * from './replicaset/replicaSetUtils.js';

@@ -134,10 +134,12 @@ test('ComputeZoneState and the per-state tainting rate (§3.7)', (t) => {
   t.is(zoneEvictionQPS('FullDisruption', 4, cfg), 0.1);
 });
 
-test('GetZoneKey: region and zone labels, GA first, "" without', (t) => {
+test('GetZoneKey: region and zone labels, the beta failure-domain label first (component-helpers topology.GetZoneKey), "" without', (t) => {
   t.is(getZoneKey(node('a')), '');
   t.is(getZoneKey(node('a', undefined, { metadata: { name: 'a', labels: { 'topology.kubernetes.io/region': 'r', 'topology.kubernetes.io/zone': 'z' } } })), 'r:\x00:z');
   t.is(getZoneKey(node('a', undefined, { metadata: { name: 'a', labels: { 'failure-domain.beta.kubernetes.io/zone': 'z' } } })), ':\x00:z');
+  // Both labels with different values: upstream reads the beta one (podsim read the GA one before).
+  t.is(getZoneKey(node('a', undefined, { metadata: { name: 'a', labels: { 'failure-domain.beta.kubernetes.io/zone': 'old', 'topology.kubernetes.io/zone': 'new' } } })), ':\x00:old');
 });
 
 test('RateLimitedTimedQueue: burst 1 at 0.1/s taints one node every 10 s; handled names stay in the set until Remove', (t) => {

@@ -95,6 +95,30 @@ class Trace {
   }
 }
 
+/** The last write of node-1 in the trace (at or before t). */
+const lastNode = (x: Trace, t = Infinity) => x.r.filter((r) => r.kind === 'api.write' && r.data.resource === 'nodes' && r.data.name === 'node-1' && r.t <= t).at(-1)!;
+
+let extraRv = 0;
+/** Adds an api.write at t whose resourceVersion fits between its neighbours' (monotonic-resource-versions stays quiet). */
+function write(x: Trace, t: number, data: Record<string, unknown>): void {
+  const before = Math.max(0, ...x.r.filter((r) => r.kind === 'api.write' && r.t <= t).map((r) => Number(r.data.rv)));
+  x.add({ t, actor: 'apiserver', kind: 'api.write', data: { ...data, rv: String(before + ++extraRv / 1e4) } });
+}
+
+/** node-1 as last written before t, re-written at t by `client` with `taints` (node-lifecycle checkers). */
+function nodeAt(x: Trace, t: number, client: string, taints: string[], conditions?: unknown[]): void {
+  const n = lastNode(x, t);
+  write(x, t, { ...n.data, event: 'MODIFIED', client, taints, ...(conditions ? { conditions } : {}) });
+}
+
+/** A taint-manager DELETE of the pod `app` at t: the apiserver's request record and the manager's own. */
+function taintManagerDelete(x: Trace, t: number): void {
+  x.add({ t, actor: 'apiserver', kind: 'api.request', data: { verb: 'delete', resource: 'pods', namespace: 'default', name: 'app', code: 200, client: 'kube-controller-manager' } });
+  x.add({ t: t + 200, actor: 'kube-controller-manager', kind: 'controller.taintManager.delete', data: { namespace: 'default', pod: 'app', code: 200, attempt: 0 } });
+}
+
+const UNREACHABLE_NE = 'node.kubernetes.io/unreachable:NoExecute';
+
 /** [checker, planted bug, mutation of the trace, the checkers that catch it]. */
 const PLANTED: Array<[string, string, (x: Trace) => void, string[]]> = [
   [
@@ -257,7 +281,9 @@ const PLANTED: Array<[string, string, (x: Trace) => void, string[]]> = [
     "the node's Ready condition is written Unknown 5 s after the kubelet's last lease renewal",
     (x) => {
       const lease = x.r.filter((r) => r.kind === 'api.write' && r.data.resource === 'leases').at(-1)!;
-      x.add({ t: lease.t + 5 * S, actor: 'apiserver', kind: 'api.write', data: { event: 'MODIFIED', resource: 'nodes', namespace: '', name: 'node-1', uid: 'n1', rv: '999999', nodeReady: 'Unknown', nodeReadyReason: 'NodeStatusUnknown', nodeReadyMessage: 'Kubelet stopped posting node status.', taints: [] } });
+      // The controller's update as the trace carries it: its writer, the kubelet's heartbeats kept.
+      const conditions = (lastNode(x).data.conditions as string[][]).map((c) => (c[0] === 'Ready' ? ['Ready', 'Unknown', 'NodeStatusUnknown', 'Kubelet stopped posting node status.', c[4]] : c));
+      x.add({ t: lease.t + 5 * S, actor: 'apiserver', kind: 'api.write', data: { event: 'MODIFIED', resource: 'nodes', namespace: '', name: 'node-1', uid: 'n1', rv: '999999', nodeReady: 'Unknown', nodeReadyReason: 'NodeStatusUnknown', nodeReadyMessage: 'Kubelet stopped posting node status.', taints: [], client: 'kube-controller-manager', conditions } });
     },
     ['node-unknown-after-grace'],
   ],
@@ -296,6 +322,80 @@ const PLANTED: Array<[string, string, (x: Trace) => void, string[]]> = [
       x.statusAfterExit().data.reason = 'NodeLost';
     },
     ['no-node-lost-reason'],
+  ],
+  // The rest of node-lifecycle §8 (checkers/nodeLifecycleInvariants.ts).
+  [
+    'nlc-status-writes',
+    "the node lifecycle controller re-writes node-1 with its Ready lastHeartbeatTime advanced by 10 s",
+    (x) => {
+      const n = lastNode(x, 11 * S);
+      const conditions = (n.data.conditions as string[][]).map((c) => (c[0] === 'Ready' ? [c[0], c[1], c[2], c[3], new Date(Date.parse(c[4]) + 10_000).toISOString().replace('.000Z', 'Z')] : c));
+      nodeAt(x, 11 * S, 'kube-controller-manager', [], conditions);
+    },
+    ['nlc-status-writes'],
+  ],
+  [
+    'noexecute-taint-limiter-zero',
+    "node-1 gets unreachable:NoExecute 1 s after its zone's limiter went to 0 (PartialDisruption)",
+    (x) => {
+      x.add({ t: 10 * S, actor: 'kube-controller-manager', kind: 'controller.nodelifecycle.zone', data: { zone: '', state: 'PartialDisruption', qps: 0 } });
+      nodeAt(x, 11 * S, 'kube-controller-manager', [UNREACHABLE_NE]);
+    },
+    ['noexecute-taint-limiter-zero'],
+  ],
+  [
+    'noexecute-taint-zone-rate',
+    'node-2 and node-1 of one zone get unreachable:NoExecute 1 s apart (limiter 0.1/s)',
+    (x) => {
+      const n = lastNode(x, 10 * S);
+      write(x, 10 * S, { ...n.data, event: 'ADDED', name: 'node-2', uid: 'n2', client: 'kubelet/node-2' });
+      write(x, 10.5 * S, { ...n.data, event: 'MODIFIED', name: 'node-2', uid: 'n2', client: 'kube-controller-manager', taints: [UNREACHABLE_NE] });
+      nodeAt(x, 11.5 * S, 'kube-controller-manager', [UNREACHABLE_NE]);
+    },
+    ['noexecute-taint-zone-rate'],
+  ],
+  [
+    'taint-manager-spares-tolerating-pods',
+    "the taint manager deletes app, which tolerates everything forever (operator: Exists), 0.5 s after node-1's unreachable:NoExecute",
+    (x) => {
+      x.find('api.write', { resource: 'pods', event: 'ADDED' }).data.tolerations = [['', 'Exists', '', '', null]];
+      nodeAt(x, 11 * S, 'kube-controller-manager', [UNREACHABLE_NE]);
+      taintManagerDelete(x, 11.5 * S);
+    },
+    // It had no deletion scheduled either.
+    ['taint-manager-deadline-kept', 'taint-manager-spares-tolerating-pods'],
+  ],
+  [
+    'taint-manager-deadline-kept',
+    "the taint manager deletes app 0.5 s after node-1's unreachable:NoExecute, not after its 300 s DefaultTolerationSeconds",
+    (x) => {
+      nodeAt(x, 11 * S, 'kube-controller-manager', [UNREACHABLE_NE]);
+      taintManagerDelete(x, 11.5 * S);
+    },
+    ['taint-manager-deadline-kept'],
+  ],
+  [
+    'podgc-force-delete-justified',
+    'the controller manager force-deletes app (grace 0) while its node exists and the pod runs',
+    (x) => x.add({ t: 11 * S, actor: 'apiserver', kind: 'api.request', data: { verb: 'delete', resource: 'pods', namespace: 'default', name: 'app', code: 200, client: 'kube-controller-manager', gracePeriodSeconds: 0 } }),
+    ['podgc-force-delete-justified'],
+  ],
+  [
+    'rs-replacement-after-deletion',
+    'ReplicaSet web (replicas 1) owns the running app and creates web-x at 11 s, before app has a deletionTimestamp',
+    (x) => {
+      const added = x.find('api.write', { resource: 'pods', event: 'ADDED' });
+      added.data.owner = 'ReplicaSet/web';
+      write(x, added.t, { event: 'ADDED', resource: 'replicasets', namespace: 'default', name: 'web', uid: 'rs1', statusReplicas: 0, specReplicas: 1 });
+      const wx = { resource: 'pods', namespace: 'default', name: 'web-x', uid: 'ux', phase: 'Pending' };
+      write(x, 11 * S, { ...wx, event: 'ADDED', tolerations: [], owner: 'ReplicaSet/web' });
+      // The driver force-deletes it at once (so the run's podsAtEnd 0 still holds).
+      const dts = new Date(Date.parse('2025-01-01T00:00:11Z')).toISOString().replace('.000Z', 'Z');
+      x.add({ t: 11.1 * S, actor: 'apiserver', kind: 'api.request', data: { verb: 'delete', resource: 'pods', namespace: 'default', name: 'web-x', code: 200, client: 'driver', gracePeriodSeconds: 0 } });
+      write(x, 11.1 * S, { ...wx, event: 'MODIFIED', deletionTimestamp: dts, deletionGracePeriodSeconds: 0 });
+      write(x, 11.1 * S, { ...wx, event: 'DELETED', deletionTimestamp: dts, deletionGracePeriodSeconds: 0 });
+    },
+    ['rs-replacement-after-deletion'],
   ],
 ];
 

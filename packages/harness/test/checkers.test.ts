@@ -15,13 +15,19 @@ const ts = (sec: number) => new Date((EPOCH + sec) * 1000).toISOString().replace
 
 type R = { t: number; actor: string; kind: string; data?: Record<string, unknown>; msg?: string };
 
+const DEFAULT_TOLERATIONS = [
+  ['node.kubernetes.io/not-ready', 'Exists', '', 'NoExecute', 300],
+  ['node.kubernetes.io/unreachable', 'Exists', '', 'NoExecute', 300],
+];
+
 /** A correct run: pod p created, started, deleted with grace 30, exits on SIGTERM, kubelet deletes it. */
 function good(): R[] {
   const pod = { resource: 'pods', namespace: 'default', name: 'p', uid: 'u1' };
   const cont = { containerId: 'c1', podUid: 'u1', pod: 'p', namespace: 'default', container: 'app' };
   const k = 'kubelet/node-1';
   return [
-    { t: 0, actor: 'apiserver', kind: 'api.write', data: { ...pod, event: 'ADDED', rv: '10', phase: 'Pending' } },
+    // DefaultTolerationSeconds' two tolerations and no owner, as the apiserver traces a new pod.
+    { t: 0, actor: 'apiserver', kind: 'api.write', data: { ...pod, event: 'ADDED', rv: '10', phase: 'Pending', tolerations: DEFAULT_TOLERATIONS, owner: '' } },
     { t: 1 * S, actor: 'apiserver', kind: 'api.write', data: { ...pod, event: 'MODIFIED', rv: '11', phase: 'Pending', nodeName: 'node-1' } },
     { t: 1.5 * S, actor: k, kind: 'kubelet.sync', data: { podUid: 'u1', pod: 'default/p', work: 'SyncPodWork', ph: 'B', span: 1 } },
     { t: 2 * S, actor: 'runtime/node-1', kind: 'cri.start', data: cont },
@@ -57,6 +63,24 @@ function violations(records: R[]): string[] {
 }
 
 const at = (records: R[], pred: (r: R) => boolean) => records.findIndex(pred);
+
+/** A node write's writer and conditions (the trace carries both): the kubelet's Ready, heartbeat at 10 s. */
+const byKubelet = (ready: string) => ({ client: 'kubelet/node-1', conditions: [['Ready', ready, 'KubeletReady', 'kubelet is posting ready status', ts(10)]] });
+const UNREACHABLE_NE = 'node.kubernetes.io/unreachable:NoExecute';
+/** A write of node-1 at t seconds. */
+const nodeW = (t: number, rv: string, event: string, taints: string[], extra: Record<string, unknown>): R => ({
+  t: t * S,
+  actor: 'apiserver',
+  kind: 'api.write',
+  data: { event, resource: 'nodes', namespace: '', name: 'node-1', uid: 'n1', rv, nodeReady: 'True', taints, ...extra },
+});
+/** A taint-manager DELETE of p at t seconds: the apiserver's request record and the manager's own. */
+const tmDelete = (t: number): R[] => [
+  { t: t * S, actor: 'apiserver', kind: 'api.request', data: { verb: 'delete', resource: 'pods', namespace: 'default', name: 'p', code: 200, client: 'kube-controller-manager' } },
+  { t: t * S + 200, actor: 'kube-controller-manager', kind: 'controller.taintManager.delete', data: { namespace: 'default', pod: 'p', code: 200, attempt: 0 } },
+];
+/** The node lifecycle controller's Unknown update of that condition (heartbeat kept). */
+const byNlc = () => ({ client: 'kube-controller-manager', conditions: [['Ready', 'Unknown', 'NodeStatusUnknown', 'Kubelet stopped posting node status.', ts(10)]] });
 
 test('a correct graceful deletion is clean', (t) => {
   t.deepEqual(violations(good()), []);
@@ -201,8 +225,8 @@ const broken: Array<[string, (r: R[]) => void, string[]]> = [
   [
     'a node turns Unknown 10 s after it was registered',
     (r) => {
-      r.push({ t: 15 * S, actor: 'apiserver', kind: 'api.write', data: { event: 'ADDED', resource: 'nodes', namespace: '', name: 'node-1', uid: 'n1', rv: '50', nodeReady: 'True', taints: [] } });
-      r.push({ t: 25 * S, actor: 'apiserver', kind: 'api.write', data: { event: 'MODIFIED', resource: 'nodes', namespace: '', name: 'node-1', uid: 'n1', rv: '51', nodeReady: 'Unknown', nodeReadyReason: 'NodeStatusUnknown', nodeReadyMessage: 'Kubelet stopped posting node status.', taints: [] } });
+      r.push({ t: 15 * S, actor: 'apiserver', kind: 'api.write', data: { event: 'ADDED', resource: 'nodes', namespace: '', name: 'node-1', uid: 'n1', rv: '50', nodeReady: 'True', taints: [], ...byKubelet('True') } });
+      r.push({ t: 25 * S, actor: 'apiserver', kind: 'api.write', data: { event: 'MODIFIED', resource: 'nodes', namespace: '', name: 'node-1', uid: 'n1', rv: '51', nodeReady: 'Unknown', nodeReadyReason: 'NodeStatusUnknown', nodeReadyMessage: 'Kubelet stopped posting node status.', taints: [], ...byNlc() } });
     },
     ['node-unknown-after-grace'],
   ],
@@ -210,7 +234,7 @@ const broken: Array<[string, (r: R[]) => void, string[]]> = [
     'a node turns Unknown 50 s after its lease, but with the kubelet NotReady reason',
     (r) => {
       r.push({ t: 15 * S, actor: 'apiserver', kind: 'api.write', data: { event: 'ADDED', resource: 'leases', namespace: 'kube-node-lease', name: 'node-1', uid: 'l1', rv: '50' } });
-      r.push({ t: 65 * S, actor: 'apiserver', kind: 'api.write', data: { event: 'MODIFIED', resource: 'nodes', namespace: '', name: 'node-1', uid: 'n1', rv: '51', nodeReady: 'Unknown', nodeReadyReason: 'KubeletNotReady', nodeReadyMessage: 'x', taints: [] } });
+      r.push({ t: 65 * S, actor: 'apiserver', kind: 'api.write', data: { event: 'MODIFIED', resource: 'nodes', namespace: '', name: 'node-1', uid: 'n1', rv: '51', nodeReady: 'Unknown', nodeReadyReason: 'KubeletNotReady', nodeReadyMessage: 'x', taints: [], client: 'kube-controller-manager', conditions: [['Ready', 'Unknown', 'KubeletNotReady', 'x', ts(10)]] } });
     },
     ['node-unknown-after-grace'],
   ],
@@ -218,8 +242,8 @@ const broken: Array<[string, (r: R[]) => void, string[]]> = [
     'a node keeps both NoExecute condition taints for 5 s',
     (r) => {
       const both = ['node.kubernetes.io/unreachable:NoExecute', 'node.kubernetes.io/not-ready:NoExecute'];
-      r.push({ t: 15 * S, actor: 'apiserver', kind: 'api.write', data: { event: 'ADDED', resource: 'nodes', namespace: '', name: 'node-1', uid: 'n1', rv: '50', nodeReady: 'True', taints: both } });
-      r.push({ t: 20 * S, actor: 'apiserver', kind: 'api.write', data: { event: 'MODIFIED', resource: 'nodes', namespace: '', name: 'node-1', uid: 'n1', rv: '51', nodeReady: 'True', taints: [] } });
+      r.push({ t: 15 * S, actor: 'apiserver', kind: 'api.write', data: { event: 'ADDED', resource: 'nodes', namespace: '', name: 'node-1', uid: 'n1', rv: '50', nodeReady: 'True', taints: both, ...byKubelet('True') } });
+      r.push({ t: 20 * S, actor: 'apiserver', kind: 'api.write', data: { event: 'MODIFIED', resource: 'nodes', namespace: '', name: 'node-1', uid: 'n1', rv: '51', nodeReady: 'True', taints: [], ...byKubelet('True') } });
     },
     ['noexecute-condition-taints-exclusive'],
   ],
@@ -235,6 +259,73 @@ const broken: Array<[string, (r: R[]) => void, string[]]> = [
       r.push(create(1 * S), create(20 * S));
     },
     ['kubelet-node-create-once'],
+  ],
+  // The rest of node-lifecycle §8 (checkers/nodeLifecycleInvariants.ts): node-1 registers at 0.5 s.
+  [
+    "the node lifecycle controller advances node-1's Ready lastHeartbeatTime",
+    (r) => r.push(nodeW(0.5, '10.5', 'ADDED', [], byKubelet('True')), nodeW(2, '11.5', 'MODIFIED', [], { client: 'kube-controller-manager', conditions: [['Ready', 'True', 'KubeletReady', 'kubelet is posting ready status', ts(20)]] })),
+    ['nlc-status-writes'],
+  ],
+  [
+    "node-1 gets unreachable:NoExecute while its zone's limiter is 0",
+    (r) => {
+      r.push({ t: 4 * S, actor: 'kube-controller-manager', kind: 'controller.nodelifecycle.zone', data: { zone: '', state: 'PartialDisruption', qps: 0 } });
+      r.push(nodeW(0.5, '10.5', 'ADDED', [], byKubelet('True')), nodeW(5, '12.5', 'MODIFIED', [UNREACHABLE_NE], { client: 'kube-controller-manager', conditions: [] }));
+    },
+    ['noexecute-taint-limiter-zero'],
+  ],
+  [
+    'node-2 and node-1 of one zone get unreachable:NoExecute 1 s apart',
+    (r) => {
+      const n2 = (t: number, rv: string, event: string, taints: string[]) => ({ ...nodeW(t, rv, event, taints, { client: 'kube-controller-manager', conditions: [] }), data: { ...nodeW(t, rv, event, taints, { client: 'kube-controller-manager', conditions: [] }).data, name: 'node-2', uid: 'n2' } });
+      r.push(nodeW(0.5, '10.5', 'ADDED', [], byKubelet('True')), n2(0.6, '10.6', 'ADDED', []), n2(5, '12.5', 'MODIFIED', [UNREACHABLE_NE]));
+      r.push(nodeW(6, '12.6', 'MODIFIED', [UNREACHABLE_NE], { client: 'kube-controller-manager', conditions: byKubelet('True').conditions }));
+    },
+    ['noexecute-taint-zone-rate'],
+  ],
+  [
+    'the taint manager deletes p, which tolerates everything forever, 1 s after its node got unreachable:NoExecute',
+    (r) => {
+      r[0].data!.tolerations = [['', 'Exists', '', '', null]];
+      r.push(nodeW(0.5, '10.5', 'ADDED', [], byKubelet('True')), nodeW(5, '12.5', 'MODIFIED', [UNREACHABLE_NE], { client: 'kube-controller-manager', conditions: byKubelet('True').conditions }), ...tmDelete(6));
+    },
+    ['taint-manager-deadline-kept', 'taint-manager-spares-tolerating-pods'],
+  ],
+  [
+    'the taint manager deletes p 1 s after its node got unreachable:NoExecute (tolerationSeconds 300)',
+    (r) => r.push(nodeW(0.5, '10.5', 'ADDED', [], byKubelet('True')), nodeW(5, '12.5', 'MODIFIED', [UNREACHABLE_NE], { client: 'kube-controller-manager', conditions: byKubelet('True').conditions }), ...tmDelete(6)),
+    ['taint-manager-deadline-kept'],
+  ],
+  [
+    'p (tolerationSeconds 1) sits 8 s on its node after unreachable:NoExecute and the taint manager never deletes it',
+    (r) => {
+      r[0].data!.tolerations = [['node.kubernetes.io/unreachable', 'Exists', '', 'NoExecute', 1]];
+      r.push(nodeW(0.5, '10.5', 'ADDED', [], byKubelet('True')), nodeW(5, '12.5', 'MODIFIED', [UNREACHABLE_NE], { client: 'kube-controller-manager', conditions: byKubelet('True').conditions }));
+    },
+    ['taint-manager-deadline-kept'],
+  ],
+  [
+    'master disruption mode is entered at 3 s but node-1 keeps unreachable:NoExecute to the end',
+    (r) => {
+      r.push(nodeW(0.5, '10.5', 'ADDED', [], byKubelet('True')), nodeW(2, '11.5', 'MODIFIED', [UNREACHABLE_NE], { client: 'kube-controller-manager', conditions: byKubelet('True').conditions }));
+      r.push({ t: 3 * S, actor: 'kube-controller-manager', kind: 'controller.nodelifecycle.disruption', data: { mode: 'enter' } });
+      // The taint manager's deletion of p (tolerationSeconds 300) is not due before the run ends.
+    },
+    ['noexecute-taint-limiter-zero'],
+  ],
+  [
+    'the controller manager force-deletes p while its node was never confirmed gone',
+    (r) => r.push({ t: 5 * S, actor: 'apiserver', kind: 'api.request', data: { verb: 'delete', resource: 'pods', namespace: 'default', name: 'p', code: 200, client: 'kube-controller-manager', gracePeriodSeconds: 0 } }),
+    ['podgc-force-delete-justified'],
+  ],
+  [
+    'ReplicaSet web (replicas 1) owns the running p and creates web-x before p has a deletionTimestamp',
+    (r) => {
+      r[0].data!.owner = 'ReplicaSet/web';
+      r.push({ t: 0.2 * S, actor: 'apiserver', kind: 'api.write', data: { event: 'ADDED', resource: 'replicasets', namespace: 'default', name: 'web', uid: 'rs1', rv: '10.2', statusReplicas: 0, specReplicas: 1 } });
+      r.push({ t: 5 * S, actor: 'apiserver', kind: 'api.write', data: { event: 'ADDED', resource: 'pods', namespace: 'default', name: 'web-x', uid: 'ux', rv: '12.5', phase: 'Pending', tolerations: [], owner: 'ReplicaSet/web' } });
+    },
+    ['rs-replacement-after-deletion'],
   ],
   [
     'a pod write carries status.reason NodeLost',

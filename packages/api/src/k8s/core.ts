@@ -278,6 +278,23 @@ export interface Node extends KubeObject {
   status?: NodeStatus;
 }
 
+/** `labelNodeDisruptionExclusion`: nodes the node lifecycle controller leaves out of its zone counts. */
+export const LABEL_NODE_EXCLUDE_DISRUPTION = 'node.kubernetes.io/exclude-disruption';
+
+/**
+ * `GetZoneKey` (`k8s.io/component-helpers/node/topology`, v0.22): region and zone, each from the
+ * beta `failure-domain.beta.kubernetes.io/*` label first and the GA `topology.kubernetes.io/*`
+ * one when the beta label is absent, joined `region:\0:zone`; "" when both are empty. The node
+ * lifecycle controller keys its zones by it; the apiserver traces it on node writes.
+ */
+export function zoneKey(labels: Readonly<Record<string, string>> | undefined): string {
+  const l = labels ?? {};
+  const zone = l['failure-domain.beta.kubernetes.io/zone'] ?? l['topology.kubernetes.io/zone'] ?? '';
+  const region = l['failure-domain.beta.kubernetes.io/region'] ?? l['topology.kubernetes.io/region'] ?? '';
+  if (region === '' && zone === '') return '';
+  return `${region}:\x00:${zone}`;
+}
+
 export interface Namespace extends KubeObject {
   apiVersion?: 'v1';
   kind?: 'Namespace';

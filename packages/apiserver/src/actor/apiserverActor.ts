@@ -7,7 +7,7 @@
  * processor and are handled when their service time ends; otherwise the answer is instant.
  */
 import { IdGenerator, type Actor, type ActorContext, type ApiRequest, type EndpointSlice, type Endpoints, type Envelope, type Job, type Namespace, type Node, type Pod, type Service } from '@podsim/api';
-import { ANNOTATION_TOLERATE_UNREADY, LABEL_MANAGED_BY, LABEL_SERVICE_NAME } from '@podsim/api';
+import { ANNOTATION_TOLERATE_UNREADY, LABEL_MANAGED_BY, LABEL_NODE_EXCLUDE_DISRUPTION, LABEL_SERVICE_NAME, zoneKey, type KubeObject } from '@podsim/api';
 import { ApiServer, type ApiServerConfig } from '../apiServer.js';
 import type { RequestContext } from '../registry/strategy.js';
 import type { StorageEvent } from '../storage/interfaces.js';
@@ -36,6 +36,21 @@ function requestContext(ctx: ActorContext, core: ApiServer, eventIds: IdGenerato
   };
 }
 
+/** A pod's tolerations as [key, operator, value, effect, tolerationSeconds | null] (trace data). */
+function tolerationTuples(p: Pod): unknown[] {
+  return (p.spec?.tolerations ?? []).map((t) => [t.key ?? '', t.operator ?? 'Equal', t.value ?? '', t.effect ?? '', t.tolerationSeconds ?? null]);
+}
+
+/** `Kind/name` of the object's controller ownerReference, if any. */
+function controllerOf(o: KubeObject): string | undefined {
+  const r = o.metadata.ownerReferences?.find((x) => x.controller);
+  return r ? `${r.kind}/${r.name}` : undefined;
+}
+
+function sameJson(a: unknown, b: unknown): boolean {
+  return a === b || JSON.stringify(a ?? []) === JSON.stringify(b ?? []);
+}
+
 /** `ActorFactory` for the apiserver; `config` is an {@link ApiServerConfig} (plain data). */
 export function createActor(_id: string, config: unknown): Actor {
   const cfg = (config ?? {}) as ApiServerConfig;
@@ -44,6 +59,8 @@ export function createActor(_id: string, config: unknown): Actor {
   let core: ApiServer;
   let eventIds: IdGenerator;
   let current: ActorContext;
+  /** The client whose request is being handled (undefined for the apiserver's own writes). */
+  let currentFrom: string | undefined;
   const queue: Envelope[] = [];
   let busy = false;
 
@@ -75,6 +92,13 @@ export function createActor(_id: string, config: unknown): Actor {
       const rc = p.status?.conditions?.find((c) => c.type === 'Ready');
       if (rc) data.podReady = rc.status;
       if (p.status?.reason !== undefined) data.reason = p.status.reason;
+      // Node-lifecycle invariants (spec node-lifecycle §8.6, §8.9, §8.12): the tolerations and
+      // the controller owner, on the ADDED write and on a write that changed them only (the
+      // checkers' model carries them forward), so a 10k-pod storm's status writes do not repeat them.
+      const prev = ev.prevObject as Pod | undefined;
+      if (ev.type === 'ADDED' || !prev || !sameJson(prev.spec?.tolerations, p.spec?.tolerations)) data.tolerations = tolerationTuples(p);
+      const owner = controllerOf(p);
+      if (ev.type === 'ADDED' || !prev || controllerOf(prev) !== owner) data.owner = owner ?? '';
     }
     if (resource === 'nodes') {
       // The Ready condition and the taints (`key:effect`) for node expectations and invariants.
@@ -86,6 +110,14 @@ export function createActor(_id: string, config: unknown): Actor {
         if (rc.message !== undefined) data.nodeReadyMessage = rc.message;
       }
       data.taints = (n.spec?.taints ?? []).map((t) => `${t.key}${t.value ? `=${t.value}` : ''}:${t.effect}`);
+      // Node-lifecycle invariants (§8.1, §8.2, §8.4, §8.5): who wrote it, its zone key and
+      // disruption exclusion (as the NLC groups nodes), and every condition as
+      // [type, status, reason, message, lastHeartbeatTime].
+      if (currentFrom !== undefined) data.client = currentFrom;
+      const zone = zoneKey(m.labels);
+      if (zone !== '') data.zone = zone;
+      if (m.labels?.[LABEL_NODE_EXCLUDE_DISRUPTION] !== undefined) data.excludeDisruption = true;
+      data.conditions = (n.status?.conditions ?? []).map((c) => [c.type, c.status, c.reason ?? '', c.message ?? '', c.lastHeartbeatTime ?? '']);
     }
     if (resource === 'namespaces') {
       const phase = (ev.object as Namespace).status?.phase;
@@ -103,7 +135,7 @@ export function createActor(_id: string, config: unknown): Actor {
         if (c.reason) data.jobReason = c.reason;
       }
     }
-    if (resource === 'statefulsets') {
+    if (resource === 'statefulsets' || resource === 'replicasets') {
       const spec = (ev.object as { spec?: { replicas?: number; podManagementPolicy?: string } }).spec;
       data.specReplicas = spec?.replicas ?? 1;
       if (spec?.podManagementPolicy) data.podManagementPolicy = spec.podManagementPolicy;
@@ -147,7 +179,9 @@ export function createActor(_id: string, config: unknown): Actor {
       } as never);
       return;
     }
+    currentFrom = env.from;
     const res = core.handle(req, env.from, requestContext(ctx, core, eventIds));
+    currentFrom = undefined;
     ctx.reply(env, res);
     ctx.count('api.requests');
     // A kubelet's Lease renewal (one per node per ~10 s) is traced by its api.write alone; only a

@@ -28,6 +28,7 @@ import { NodeLifecycleController } from '../nodelifecycle/nodeLifecycleControlle
 import { PodGCController } from '../podgc/gcController.js';
 import { ReplicaSetController } from '../replicaset/replicaSet.js';
 import { shellActor, type ApiConnectionConfig } from './shell.js';
+import { plantedBugSet, type ControllerPlantedBug } from '../plantedBugs.js';
 
 export type ControllerName = 'replicaset' | 'deployment' | 'podgc' | 'garbagecollector' | 'namespace' | 'disruption' | 'nodelifecycle' | 'job' | 'ttl-after-finished' | 'daemonset' | 'statefulset' | 'endpoint' | 'endpointslice' | 'endpointslicemirroring';
 
@@ -82,6 +83,8 @@ export interface KubeControllerManagerConfig extends ApiConnectionConfig {
   };
   /** The node lifecycle controller's flags (`--node-monitor-period` …), µs for durations. */
   readonly nodeLifecycle?: Partial<NodeLifecycleConfig>;
+  /** Test-only: bugs planted in the controllers (plantedBugs.ts); never set outside tests. */
+  readonly plantedBugs?: readonly ControllerPlantedBug[];
 }
 
 export const KUBE_CONTROLLER_MANAGER = 'kube-controller-manager';
@@ -93,6 +96,7 @@ function checkConfig(config: unknown): KubeControllerManagerConfig {
   const c = (config ?? {}) as KubeControllerManagerConfig;
   if (typeof c !== 'object') throw new Error(`kube-controller-manager: config must be an object, got ${typeof config}`);
   for (const n of c.controllers ?? []) if (!ALL.includes(n)) throw new Error(`kube-controller-manager: unknown controller ${JSON.stringify(n)} (known: ${ALL.join(', ')})`);
+  plantedBugSet(c.plantedBugs);
   return c;
 }
 
@@ -117,6 +121,7 @@ export interface ControllerManagerState {
 export function createActor(_id: string, config: unknown): Actor {
   const cfg = checkConfig(config);
   const enabled = new Set(cfg.controllers ?? ALL);
+  const bugs = plantedBugSet(cfg.plantedBugs);
   const state: { -readonly [K in keyof ControllerManagerState]: ControllerManagerState[K] } = {};
   const actor: Actor & { state: ControllerManagerState } = {
     state,
@@ -169,6 +174,7 @@ export function createActor(_id: string, config: unknown): Actor {
         const c = new ReplicaSetController(shell.env, pods, rss!, shell.client('replicaset-controller', qps, burst), {
           burstReplicas: cfg.burstReplicas,
           workers: cfg.concurrentReplicaSetSyncs,
+          plantedBugs: bugs,
         });
         state.replicaset = c;
         starters.push(() => c.workers.start());
@@ -183,6 +189,7 @@ export function createActor(_id: string, config: unknown): Actor {
           gcCheckPeriodUs: cfg.podGC?.gcCheckPeriodUs,
           quarantineTimeUs: cfg.podGC?.quarantineTimeUs,
           terminatedPodThreshold: cfg.podGC?.terminatedPodGCThreshold,
+          plantedBugs: bugs,
         });
         state.podgc = c;
         starters.push(() => c.start());
@@ -263,7 +270,7 @@ export function createActor(_id: string, config: unknown): Actor {
       }
       if (enabled.has('nodelifecycle')) {
         // One `node-controller` client for the controller and its taint manager (spec §3.1).
-        const c = new NodeLifecycleController(shell.env, nodes!, pods, leases!, shell.client('node-controller', qps, burst), cfg.nodeLifecycle);
+        const c = new NodeLifecycleController(shell.env, nodes!, pods, leases!, shell.client('node-controller', qps, burst), cfg.nodeLifecycle, bugs);
         state.nodelifecycle = c;
         starters.push(() => c.start());
       }

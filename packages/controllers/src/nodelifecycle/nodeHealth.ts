@@ -9,6 +9,7 @@
  * Times are virtual µs.
  */
 import type { Lease, Node, NodeCondition, Taint } from '@podsim/api';
+import { LABEL_NODE_EXCLUDE_DISRUPTION, zoneKey } from '@podsim/api';
 
 export const TAINT_NODE_NOT_READY = 'node.kubernetes.io/not-ready';
 export const TAINT_NODE_UNREACHABLE = 'node.kubernetes.io/unreachable';
@@ -17,8 +18,8 @@ export const TAINT_NODE_MEMORY_PRESSURE = 'node.kubernetes.io/memory-pressure';
 export const TAINT_NODE_DISK_PRESSURE = 'node.kubernetes.io/disk-pressure';
 export const TAINT_NODE_NETWORK_UNAVAILABLE = 'node.kubernetes.io/network-unavailable';
 export const TAINT_NODE_PID_PRESSURE = 'node.kubernetes.io/pid-pressure';
-/** `labelNodeDisruptionExclusion`. */
-export const LABEL_NODE_EXCLUDE_DISRUPTION = 'node.kubernetes.io/exclude-disruption';
+/** `labelNodeDisruptionExclusion` (defined in @podsim/api, where the apiserver's trace reads it too). */
+export { LABEL_NODE_EXCLUDE_DISRUPTION };
 
 /** `UnreachableTaintTemplate` / `NotReadyTaintTemplate`. */
 export const UNREACHABLE_NO_EXECUTE: Taint = { key: TAINT_NODE_UNREACHABLE, effect: 'NoExecute' };
@@ -206,16 +207,9 @@ export function zoneEvictionQPS(state: ZoneState, zoneSize: number, cfg: NodeLif
   }
 }
 
-/**
- * `utilnode.GetZoneKey`: region and zone from the GA topology labels (falling back to the beta
- * failure-domain ones), joined `region:\0:zone`; "" when the node has neither.
- */
+/** `GetZoneKey` of the node's labels (@podsim/api `zoneKey`: the beta label first, then the GA one). */
 export function getZoneKey(node: Node): string {
-  const l = node.metadata.labels ?? {};
-  const region = l['topology.kubernetes.io/region'] ?? l['failure-domain.beta.kubernetes.io/region'] ?? '';
-  const zone = l['topology.kubernetes.io/zone'] ?? l['failure-domain.beta.kubernetes.io/zone'] ?? '';
-  if (region === '' && zone === '') return '';
-  return `${region}:\x00:${zone}`;
+  return zoneKey(node.metadata.labels);
 }
 
 /** `taintutils.TaintExists` (key and effect match). */

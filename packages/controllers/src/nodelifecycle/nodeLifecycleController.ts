@@ -46,6 +46,7 @@ import {
 } from './nodeHealth.js';
 import { RateLimitedTimedQueue } from './rateLimitedQueue.js';
 import { NoExecuteTaintManager } from './taintManager.js';
+import type { ControllerPlantedBug } from '../plantedBugs.js';
 
 /** `scheduler.NodeEvictionPeriod`: the NoExecute tainting pass period. */
 export const NODE_EVICTION_PERIOD_US = 100_000;
@@ -79,11 +80,13 @@ export class NodeLifecycleController {
     private readonly leases: Informer<Lease>,
     private readonly client: ApiClient,
     cfg: Partial<NodeLifecycleConfig> = {},
+    /** Test-only planted bugs (plantedBugs.ts): `nlcAdvanceHeartbeat`, `nlcIgnoreEvictionLimiter`, the taint manager's two. */
+    private readonly bugs: ReadonlySet<ControllerPlantedBug> = new Set(),
   ) {
     this.cfg = { ...DEFAULT_NODE_LIFECYCLE_CONFIG, ...cfg };
     this.recorder = new ControllerEventRecorder(env, client, 'node-controller');
     pods.addIndexer(POD_NODE_NAME_INDEX, (p) => (p.spec.nodeName ? [p.spec.nodeName] : []));
-    this.taintManager = new NoExecuteTaintManager(env, nodes, (n) => this.podsOnNode(n), (k) => pods.get(k), client, new ControllerEventRecorder(env, client, 'taint-controller'), () => this.running);
+    this.taintManager = new NoExecuteTaintManager(env, nodes, (n) => this.podsOnNode(n), (k) => pods.get(k), client, new ControllerEventRecorder(env, client, 'taint-controller'), () => this.running, bugs);
     this.taintManager.register(pods);
     nodes.addEventHandler({
       onAdd: (n) => this.enqueueNode(n.metadata.name ?? ''),
@@ -248,7 +251,10 @@ export class NodeLifecycleController {
     const d = decideNodeHealth(node, this.nodeHealthMap.get(name), leaseRenewTime(lease, (t) => clock.parse(t)), now, creationUs, this.cfg, (us) => clock.format(us));
     this.nodeHealthMap.set(name, d.health);
     if (!d.update) return { observed: d.observed, current: d.current };
-    const res = yield* call({ type: 'ApiUpdate', resource: 'nodes', name, subresource: 'status', object: d.update });
+    // The planted bug `nlcAdvanceHeartbeat` (test-only): the controller stamps its own heartbeat.
+    const ts = this.env.clock.format(now);
+    const update = this.bugs.has('nlcAdvanceHeartbeat') ? { ...d.update, status: { ...d.update.status, conditions: d.update.status?.conditions?.map((c) => ({ ...c, lastHeartbeatTime: ts })) } } : d.update;
+    const res = yield* call({ type: 'ApiUpdate', resource: 'nodes', name, subresource: 'status', object: update });
     this.env.trace('controller.nodelifecycle.status', `${name} Ready ${d.observed.status} -> ${d.current?.status}: ${res.code}`, {
       node: name,
       from: d.observed.status,
@@ -333,7 +339,8 @@ export class NodeLifecycleController {
         const head = q.head();
         if (!head) break;
         const now = this.env.now;
-        if (!q.limiter.tryAccept(now)) break;
+        // The planted bug `nlcIgnoreEvictionLimiter` (test-only): no token needed.
+        if (!q.limiter.tryAccept(now) && !this.bugs.has('nlcIgnoreEvictionLimiter')) break;
         if (now < head.processAt) break;
         const node = this.nodes.get(head.value);
         if (!node) {
@@ -389,24 +396,28 @@ export class NodeLifecycleController {
       return;
     }
     if (allWasFullyDisrupted) {
-      this.env.trace('controller.nodelifecycle.disruption', 'Controller detected that some Nodes are Ready. Exiting master disruption mode.', { mode: 'exit' });
       for (const n of nodes) {
         const h = this.nodeHealthMap.get(n.metadata.name ?? '');
         if (h) this.nodeHealthMap.set(n.metadata.name ?? '', { ...h, probeTimestamp: now, readyTransitionTimestamp: now });
       }
+      // Each zone's new state and limiter QPS, for the invariant checkers (trace data only).
+      const zones: Record<string, [ZoneState, number]> = {};
       for (const k of this.zoneStates.keys()) {
         const state = newZoneStates.get(k) ?? 'Normal';
         this.setLimiterInZone(k, zoneToNodeConditions.get(k)?.length ?? 0, state);
         this.zoneStates.set(k, state);
+        zones[k] = [state, this.zoneNoExecuteTainter.get(k)?.limiter.qps ?? 0];
       }
+      this.env.trace('controller.nodelifecycle.disruption', 'Controller detected that some Nodes are Ready. Exiting master disruption mode.', { mode: 'exit', zones });
       return;
     }
     for (const [k, v] of this.zoneStates) {
       const state = newZoneStates.get(k);
       if (state === undefined || v === state) continue;
-      this.env.trace('controller.nodelifecycle.zone', `Controller detected that zone ${JSON.stringify(k)} is now in state ${state}.`, { zone: k, state });
       this.setLimiterInZone(k, zoneToNodeConditions.get(k)?.length ?? 0, state);
       this.zoneStates.set(k, state);
+      // `qps`: the zone limiter's rate after the swap (trace data, for the §8.4 / §8.5 checkers).
+      this.env.trace('controller.nodelifecycle.zone', `Controller detected that zone ${JSON.stringify(k)} is now in state ${state}.`, { zone: k, state, qps: this.zoneNoExecuteTainter.get(k)?.limiter.qps ?? 0 });
     }
   }
 

@@ -21,6 +21,7 @@ import type { ControllerEventRecorder } from '../events.js';
 import type { Informer } from '../informer.js';
 import { toleratesTaint } from '../scheduler/framework.js';
 import { noExecuteTaints } from './nodeHealth.js';
+import type { ControllerPlantedBug } from '../plantedBugs.js';
 
 /** Attempts of `deletePodHandler`. */
 export const TAINT_MANAGER_DELETE_RETRIES = 5;
@@ -76,6 +77,8 @@ export class NoExecuteTaintManager {
     private readonly recorder: ControllerEventRecorder,
     /** Whether `Run` has started (events before it are covered by the start-up pass over every node). */
     private readonly running: () => boolean = () => true,
+    /** Test-only planted bugs (plantedBugs.ts): `taintManagerEvictForeverTolerating`, `taintManagerNoCancel`. */
+    private readonly bugs: ReadonlySet<ControllerPlantedBug> = new Set(),
   ) {}
 
   /** Registers the informer handlers (`NodeUpdated` / `PodUpdated` filters). */
@@ -119,6 +122,8 @@ export class NoExecuteTaintManager {
     const pods = this.podsOnNode(nodeName);
     if (pods.length === 0) return;
     if (taints.length === 0) {
+      // The planted bug `taintManagerNoCancel` (test-only): pending deletions stay.
+      if (this.bugs.has('taintManagerNoCancel')) return;
       for (const p of pods) this.cancelWorkWithEvent(podKey(p));
       return;
     }
@@ -145,6 +150,11 @@ export class NoExecuteTaintManager {
       return;
     }
     const min = getMinTolerationTimeUs(used);
+    // The planted bug `taintManagerEvictForeverTolerating` (test-only): forever means now.
+    if (min < 0 && this.bugs.has('taintManagerEvictForeverTolerating')) {
+      this.addWork(key, now, now);
+      return;
+    }
     if (min < 0) {
       this.cancelWorkWithEvent(key);
       return;

@@ -13,6 +13,7 @@ import type { ControllerEnv } from '../env.js';
 import type { Informer } from '../informer.js';
 import { byCreationTimestamp, objectKey } from '../objects.js';
 import { isPodTerminated } from '../podutil.js';
+import type { ControllerPlantedBug } from '../plantedBugs.js';
 
 /** `gcCheckPeriod`. */
 export const GC_CHECK_PERIOD_US = seconds(20);
@@ -29,6 +30,8 @@ export interface PodGCOptions {
   readonly gcCheckPeriodUs?: number;
   readonly quarantineTimeUs?: number;
   readonly terminatedPodThreshold?: number;
+  /** Test-only planted bugs (plantedBugs.ts): `podgcSkipQuarantine`. */
+  readonly plantedBugs?: ReadonlySet<ControllerPlantedBug>;
 }
 
 export type PodGCReason = 'terminated' | 'orphaned' | 'unscheduledTerminating';
@@ -42,6 +45,7 @@ export class PodGCController {
   /** Completed passes. */
   passes = 0;
   private running = false;
+  private readonly skipQuarantine: boolean;
 
   constructor(
     private readonly env: ControllerEnv,
@@ -53,6 +57,7 @@ export class PodGCController {
     this.gcCheckPeriodUs = opts.gcCheckPeriodUs ?? GC_CHECK_PERIOD_US;
     this.quarantineTimeUs = opts.quarantineTimeUs ?? QUARANTINE_TIME_US;
     this.terminatedPodThreshold = opts.terminatedPodThreshold ?? TERMINATED_POD_GC_THRESHOLD;
+    this.skipQuarantine = opts.plantedBugs?.has('podgcSkipQuarantine') ?? false;
     pods.addIndexer(POD_NODE_NAME_INDEX, (p) => (p.spec.nodeName ? [p.spec.nodeName] : []));
     pods.addIndexer(POD_TERMINATED_INDEX, (p) => (isPodTerminated(p) ? ['true'] : []));
     pods.addIndexer(POD_UNSCHEDULED_TERMINATING_INDEX, (p) => (p.metadata.deletionTimestamp && !p.spec.nodeName ? ['true'] : []));
@@ -106,7 +111,9 @@ export class PodGCController {
     // AddAfter: a name already waiting keeps its earlier due time.
     for (const nodeName of candidates.keys()) if (!this.nodeQueue.has(nodeName)) this.nodeQueue.set(nodeName, now + this.quarantineTimeUs);
     const deleted: string[] = [];
-    for (const [nodeName, due] of [...this.nodeQueue]) {
+    // The planted bug `podgcSkipQuarantine` (test-only): no quarantine, no live GET.
+    if (this.skipQuarantine) deleted.push(...candidates.keys());
+    for (const [nodeName, due] of this.skipQuarantine ? [] : [...this.nodeQueue]) {
       if (due > now) continue;
       this.nodeQueue.delete(nodeName);
       if (existing.has(nodeName)) continue;

@@ -26,6 +26,7 @@ import { getPodFromTemplate, isPodActive, isPodAvailable, isPodReady } from '../
 import { Workers } from '../workqueue.js';
 import { OwnedActivePods } from './activePods.js';
 import { getPodsToDeleteByNodeCounts } from './podsToDelete.js';
+import type { ControllerPlantedBug } from '../plantedBugs.js';
 import { calculateStatus, type ManageReplicasError } from './replicaSetUtils.js';
 
 /** `BurstReplicas`: the most creations or deletions one sync issues. */
@@ -40,6 +41,8 @@ export const CONCURRENT_REPLICASET_SYNCS = 5;
 export interface ReplicaSetControllerOptions {
   readonly burstReplicas?: number;
   readonly workers?: number;
+  /** Test-only planted bugs (plantedBugs.ts): `replicaSetNotReadyInactive`. */
+  readonly plantedBugs?: ReadonlySet<ControllerPlantedBug>;
 }
 
 const RS_API_VERSION = 'apps/v1';
@@ -50,6 +53,8 @@ export class ReplicaSetController {
   readonly workers: Workers;
   private readonly owned = new Map<string, OwnedActivePods>();
   private readonly burstReplicas: number;
+  /** The planted bug `replicaSetNotReadyInactive` (test-only). */
+  private readonly notReadyInactive: boolean;
   /** `RealPodControl.Recorder`: SuccessfulCreate / FailedCreate / SuccessfulDelete / FailedDelete on the ReplicaSet. */
   private readonly recorder: ControllerEventRecorder;
 
@@ -61,6 +66,7 @@ export class ReplicaSetController {
     opts: ReplicaSetControllerOptions = {},
   ) {
     this.burstReplicas = opts.burstReplicas ?? BURST_REPLICAS;
+    this.notReadyInactive = opts.plantedBugs?.has('replicaSetNotReadyInactive') ?? false;
     this.recorder = new ControllerEventRecorder(env, client, 'replicaset-controller');
     this.workers = new Workers(env, opts.workers ?? CONCURRENT_REPLICASET_SYNCS, (key) => this.syncReplicaSet(key), client.sender);
     pods.addIndexer(ORPHAN_NAMESPACE_INDEX, orphanNamespaceIndexFunc);
@@ -102,7 +108,9 @@ export class ReplicaSetController {
   private indexPod(old: Pod | undefined, cur: Pod | undefined): void {
     const key = objectKey((cur ?? old)!);
     const oldRef = old ? getControllerOf(old) : undefined;
-    const curRef = cur && isPodActive(cur) ? getControllerOf(cur) : undefined;
+    // The planted bug `replicaSetNotReadyInactive` (test-only): a Ready=False pod counts as gone.
+    const active = cur && isPodActive(cur) && !(this.notReadyInactive && cur.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'False'));
+    const curRef = cur && active ? getControllerOf(cur) : undefined;
     if (oldRef && oldRef.uid !== curRef?.uid) {
       const o = this.owned.get(oldRef.uid);
       if (o && o.delete(key) && o.size === 0) this.owned.delete(oldRef.uid);

@@ -8,6 +8,7 @@
 import { US_PER_SECOND, parseRfc3339 } from '@podsim/api';
 import { humanDuration } from '../duration.js';
 import type { ApiWrite, ProcessLife, Span, TraceModel } from './model.js';
+import { NODE_LIFECYCLE_INVARIANTS } from './nodeLifecycleInvariants.js';
 import { STATEFULSET_INVARIANTS } from './statefulSetInvariants.js';
 import { TRAFFIC_INVARIANTS } from './trafficInvariants.js';
 
@@ -690,6 +691,8 @@ export const INVARIANTS: readonly Invariant[] = [
       return out;
     },
   },
+  // The rest of node-lifecycle §8 (issue #15 item 7): checkers/nodeLifecycleInvariants.ts.
+  ...NODE_LIFECYCLE_INVARIANTS,
   // Services, EndpointSlices and kube-proxy (issue #18; spec endpoints-traffic §12).
   ...TRAFFIC_INVARIANTS,
 ];

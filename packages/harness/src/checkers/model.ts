@@ -41,6 +41,36 @@ export interface ApiWrite {
   /** StatefulSets: `spec.replicas` and `spec.podManagementPolicy` of the written object. */
   readonly specReplicas?: number;
   readonly podManagementPolicy?: string;
+  /**
+   * Pods: `spec.tolerations` as [key, operator, value, effect, tolerationSeconds | null], and the
+   * controller owner `Kind/name` ('' for none), on the ADDED write and on writes that changed
+   * them (undefined on the others: {@link TraceModel.podFacts} carries them forward).
+   */
+  readonly tolerations?: readonly Toleration[];
+  readonly owner?: string;
+  /** Nodes: the client whose request wrote it, the zone key (`GetZoneKey`), the disruption exclusion label. */
+  readonly client?: string;
+  readonly zone?: string;
+  readonly excludeDisruption?: true;
+  /** Nodes: every condition as [type, status, reason, message, lastHeartbeatTime]. */
+  readonly conditions?: readonly NodeConditionTuple[];
+}
+
+/** A pod toleration as traced: [key, operator, value, effect, tolerationSeconds | null]. */
+export type Toleration = readonly [string, string, string, string, number | null];
+/** A node condition as traced: [type, status, reason, message, lastHeartbeatTime]. */
+export type NodeConditionTuple = readonly [string, string, string, string, string];
+
+/** A zone state change the node lifecycle controller traced (`controller.nodelifecycle.zone` / `.disruption`). */
+export interface ZoneEvent {
+  readonly t: number;
+  /** A zone's new state and its limiter QPS (`zone` records). */
+  readonly zone?: string;
+  readonly state?: string;
+  readonly qps?: number;
+  /** Master disruption mode entered or exited; on exit each zone's [state, qps]. */
+  readonly mode?: 'enter' | 'exit';
+  readonly zones?: Readonly<Record<string, readonly [string, number]>>;
 }
 
 /** A pod create or delete the StatefulSet controller issued (`controller.sts.create` / `.delete`), traced once answered. */
@@ -153,6 +183,10 @@ export class TraceModel {
   /** Spans by kind (`kubelet.sync`, `kubelet.killPod`, `kubelet.killContainer`, `kubelet.preStop`). */
   readonly spans = new Map<string, Span[]>();
   readonly finalDeletes: Array<{ t: number; actor: string; podUid: string; pod?: string; namespace?: string; code?: number }> = [];
+  /** The node lifecycle controller's zone states, limiter rates and master disruption mode, in order. */
+  readonly zoneEvents: ZoneEvent[] = [];
+  /** The taint manager's pod DELETEs (`controller.taintManager.delete`, traced when answered). */
+  readonly taintManagerDeletes: Array<{ t: number; namespace: string; pod: string; code: number; attempt: number }> = [];
   /** The node lifecycle controller's Ready transitions (`controller.nodelifecycle.status`): its own probe time and grace, µs. */
   readonly nodeHealthUpdates: Array<{ t: number; node: string; to?: string; probeUs: number; graceUs: number; code?: number }> = [];
   readonly watchRows: TraceRecord[] = [];
@@ -219,6 +253,12 @@ export class TraceModel {
             ...(d.reason !== undefined ? { reason: str(d.reason) } : {}),
             ...(d.nodeReady !== undefined ? { nodeReady: str(d.nodeReady), nodeReadyReason: str(d.nodeReadyReason), nodeReadyMessage: str(d.nodeReadyMessage) } : {}),
             ...(Array.isArray(d.taints) ? { taints: (d.taints as unknown[]).map((x) => String(x)) } : {}),
+            ...(Array.isArray(d.tolerations) ? { tolerations: (d.tolerations as unknown[][]).map((x) => [S.of(x[0]) ?? '', S.of(x[1]) ?? '', S.of(x[2]) ?? '', S.of(x[3]) ?? '', num(x[4]) ?? null] as Toleration) } : {}),
+            ...(d.owner !== undefined ? { owner: str(d.owner) ?? '' } : {}),
+            ...(d.client !== undefined ? { client: str(d.client) } : {}),
+            ...(d.zone !== undefined ? { zone: str(d.zone) } : {}),
+            ...(d.excludeDisruption === true ? { excludeDisruption: true as const } : {}),
+            ...(Array.isArray(d.conditions) ? { conditions: (d.conditions as unknown[][]).map((c) => c.map((x) => S.of(x) ?? '') as unknown as NodeConditionTuple) } : {}),
           };
           this.writes.push(w);
           if (w.resource === 'pods') {
@@ -315,6 +355,26 @@ export class TraceModel {
           const node = str(d.node);
           if (probeUs === undefined || graceUs === undefined || !node) break;
           this.nodeHealthUpdates.push({ t: r.t, node, to: str(d.to), probeUs, graceUs, code: num(d.code) });
+          break;
+        }
+        case 'controller.nodelifecycle.zone': {
+          const zone = str(d.zone);
+          if (zone === undefined) break;
+          this.zoneEvents.push({ t: r.t, zone, state: str(d.state), qps: num(d.qps) });
+          break;
+        }
+        case 'controller.nodelifecycle.disruption': {
+          const mode = str(d.mode);
+          if (mode !== 'enter' && mode !== 'exit') break;
+          const zones = d.zones && typeof d.zones === 'object' ? (d.zones as Record<string, [string, number]>) : undefined;
+          this.zoneEvents.push({ t: r.t, mode, ...(zones ? { zones } : {}) });
+          break;
+        }
+        case 'controller.taintManager.delete': {
+          const code = num(d.code);
+          const pod = str(d.pod);
+          if (code === undefined || !pod) break;
+          this.taintManagerDeletes.push({ t: r.t, namespace: str(d.namespace) ?? '', pod, code, attempt: num(d.attempt) ?? 0 });
           break;
         }
         case 'kubelet.finalDelete': {

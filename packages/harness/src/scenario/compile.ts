@@ -240,7 +240,10 @@ export function compileScenario(sc: LoadedScenario, opts: PlanOptions = {}): Run
   // Configs of the API clients a `disconnect` fault can hit (the kubelets' are kubeletCfg's entries),
   // with the client limits the scenario sets (cluster.controllerManager, cluster.scheduler).
   const clientCfg = new Map<string, Record<string, unknown>>([
-    ['kube-controller-manager', { ...clientConfig(cluster.controllerManager), ...endpointControllersConfig(cluster.endpointControllers) }],
+    [
+      'kube-controller-manager',
+      { ...clientConfig(cluster.controllerManager), ...endpointControllersConfig(cluster.endpointControllers), ...(cluster.controllerManager?.plantedBugs ? { plantedBugs: cluster.controllerManager.plantedBugs } : {}) },
+    ],
     ['kube-scheduler', clientConfig(cluster.scheduler)],
     ...nodes.map((n) => [`kubelet/${n}`, kubeletCfg.get(n)!] as [string, Record<string, unknown>]),
   ]);

@@ -7,6 +7,7 @@
  * names (kubelet v0.22.8 `config/v1beta1/types.go`).
  */
 import * as z from 'zod';
+import { CONTROLLER_PLANTED_BUGS } from '@podsim/controllers/plantedBugs';
 import { DURATION_EXPECTED, durationError, parseDuration } from '../duration.js';
 
 /** A duration field: `30s`, `2m46s`, `42h`, `500ms`, or a number of seconds → virtual µs. */
@@ -104,8 +105,14 @@ export const zCluster = z.strictObject({
   nodes: z.array(zNode).optional(),
   nodePools: z.array(zNodePool).optional(),
   kubelet: zKubeletSettings.optional(),
-  /** kube-controller-manager `--kube-api-qps` / `--kube-api-burst` (20 / 30, per controller client). */
-  controllerManager: zClientLimits.optional(),
+  /**
+   * kube-controller-manager `--kube-api-qps` / `--kube-api-burst` (20 / 30, per controller
+   * client). Test-only `plantedBugs`: bugs planted in the controllers to check that the
+   * node-lifecycle checkers catch them (packages/controllers/src/plantedBugs.ts).
+   */
+  controllerManager: zClientLimits
+    .extend({ plantedBugs: z.array(z.enum(CONTROLLER_PLANTED_BUGS)).optional() })
+    .optional(),
   /** KubeSchedulerConfiguration `clientConnection` qps / burst (50 / 100). */
   scheduler: zClientLimits.optional(),
   /** The client of the steps that act as kubectl: client-go's defaults, QPS 5 / burst 10 (kubectl v0.22.8 sets neither). */
