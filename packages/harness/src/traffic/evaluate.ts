@@ -309,6 +309,8 @@ interface Route {
 
 /** One new connection + request at t (spec §11.2 steps 2–3). */
 function newConnection(w: TrafficWorld, r: Route, t: number, timeoutUs: number, prng: Prng): { attempt: Attempt; target?: readonly [string, string] } {
+  // An external client's SYN to the node port of a powered-off node goes unanswered: the node's IP is dead.
+  if (r.nodePort && w.nodeDownAt(r.node, t)) return { attempt: { cause: 'TIMEOUT_DEAD_IP', pod: '', doneAt: t + timeoutUs } };
   const v = w.viewAt(r.node, r.svc, t);
   if (!v || v.targets === null || (r.nodePort && v.nodePorts === undefined)) return { attempt: { cause: 'NO_RULES', pod: '', doneAt: t + timeoutUs } };
   if (v.reject || v.targets.length === 0) return { attempt: { cause: 'REJECT_NO_ENDPOINTS', pod: '', doneAt: t } };
@@ -426,14 +428,17 @@ export function evaluateTraffic(records: readonly TraceRecord[], model: TraceMod
     for (const node of from) {
       const prng = deriveStream(ctx.seed, `traffic/${id}/${node}`);
       const times = arrivals(prng, src.rate / from.length, startUs, stopUs);
-      const pool: ({ target: readonly [string, string]; closeAt: number } | null)[] = Array.from({ length: src.pool ?? 2 }, () => null);
+      // closeAt: when the server closes the connection (FIN: listener closed or process gone);
+      // deadAt: when the pod's IP dies (a powered-off node sends no FIN: the next request times out).
+      const pool: ({ target: readonly [string, string]; closeAt: number; deadAt: number } | null)[] = Array.from({ length: src.pool ?? 2 }, () => null);
       let next = 0;
       // Which client sends each request: a stream of its own, drawn only with several clients, so
       // a source without `clients:` makes the same draws as before the field existed.
       const pick = clients > 1 ? deriveStream(ctx.seed, `traffic/${id}/${node}/clients`) : undefined;
       for (const t0 of times) {
-        // A client on a powered-off node is dead too: it sends nothing.
-        if (w.nodeDownAt(node, t0)) continue;
+        // A client on a powered-off node is dead too: it sends nothing. (A node-port source's
+        // clients are outside the cluster: they keep sending to the dead node, and time out.)
+        if (!nodePort && w.nodeDownAt(node, t0)) continue;
         requests++;
         let t = t0;
         const k = pick ? pick.int(clients) : 0;
@@ -445,7 +450,12 @@ export function evaluateTraffic(records: readonly TraceRecord[], model: TraceMod
             const ci = next;
             next = (next + 1) % pool.length;
             const c = pool[ci];
-            if (c && t < c.closeAt + KEEPALIVE_RACE_US) {
+            if (c && t >= c.deadAt && c.deadAt <= c.closeAt) {
+              // The peer vanished without a FIN (its IP died no later than its process: a power-off,
+              // where the container "exits" with the runtime): the request on it goes unanswered.
+              last = { cause: 'TIMEOUT_DEAD_IP', pod: w.podName.get(c.target[1]) ?? c.target[1], doneAt: t + timeoutUs };
+              pool[ci] = null;
+            } else if (c && t < c.closeAt + KEEPALIVE_RACE_US) {
               const [ip, uid] = c.target;
               const pod = w.podName.get(uid) ?? uid;
               if (t >= c.closeAt) {
@@ -462,7 +472,7 @@ export function evaluateTraffic(records: readonly TraceRecord[], model: TraceMod
               if (r.target && !last.cause) {
                 const net = w.netOf(r.target[0], r.target[1], t)!;
                 const l = w.listener(r.target[1], net.app, t);
-                pool[ci] = { target: r.target, closeAt: Math.min(l.closeAt, l.exitAt, net.downAt) };
+                pool[ci] = { target: r.target, closeAt: Math.min(l.closeAt, l.exitAt), deadAt: net.downAt };
               } else pool[ci] = null;
             }
           } else last = newConnection(w, route, t, timeoutUs, prng).attempt;

@@ -168,3 +168,34 @@ test('networkPartition (node ⇹ control plane): w3\'s kube-proxy keeps its last
   const removed = ruleRemovals(model, new Set(podsOn(model, 'w3').keys()), down);
   t.deepEqual(Object.keys(removed).sort(), ['w1', 'w2']);
 });
+
+test('bug: keep-alive connections opened before a power-off were served by the dead pods (no FIN comes, so each request on them must time out, then reconnect); node-port traffic to a powered-off node was never sent — its clients are outside the cluster and time out (both found by the fresh-user trial)', async (t) => {
+  t.timeout(120_000);
+  const text = scenario(1, 'nodeDown')
+    .replace(
+      '  - { id: everywhere, service: web, rate: 30, since: down, stop: 60s }',
+      '  - { id: pooled, service: web, fromNodes: [w1], rate: 40, connection: keepAlive, pool: 6, start: 10s, stop: 120s }\n  - { id: external, service: np, nodePort: true, toNodes: [w3], rate: 10, since: down, stop: 20s }',
+    )
+    .concat(`---
+apiVersion: v1
+kind: Service
+metadata: { name: np }
+spec:
+  type: NodePort
+  selector: { app: web }
+  ports: [{ port: 80, targetPort: 8080, nodePort: 30080 }]
+`);
+  const { report, model } = await runText('node-down-keepalive', text);
+  const down = stepTimes(model, 'down').start;
+  const onW3 = new Set(podsOn(model, 'w3').values());
+  // Six pooled connections from 10 s over six pods: some go to w3's two pods; each times out
+  // once after the power-off (then the slot reconnects, a third of new connections to w3 too).
+  const pooled = source(report, 'pooled');
+  t.true((pooled.byCause.TIMEOUT_DEAD_IP ?? 0) >= 1, JSON.stringify(pooled.byCause));
+  t.true(Object.keys(pooled.byPod).every((p) => onW3.has(p)), JSON.stringify(pooled.byPod));
+  t.true(pooled.failureWindow!.first >= down / S, 'no failure before the power-off');
+  // Every request to w3's node port during the outage times out; none is skipped.
+  const ext = source(report, 'external');
+  t.true(ext.requests >= 150, `${ext.requests} requests in 20 s at 10/s`);
+  t.is(ext.byCause.TIMEOUT_DEAD_IP, ext.requests);
+});
