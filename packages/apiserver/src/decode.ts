@@ -380,6 +380,7 @@ const KINDS: Readonly<Record<string, Struct>> = {
       type: 'string',
       externalIPs: list('string'),
       sessionAffinity: 'string',
+      sessionAffinityConfig: struct('v1.SessionAffinityConfig', { clientIP: struct('v1.ClientIPConfig', { timeoutSeconds: 'int32' }) }),
       loadBalancerIP: 'string',
       externalName: 'string',
       externalTrafficPolicy: 'string',

@@ -57,3 +57,24 @@ test('bug: a strategic merge patch with an unknown $patch directive was applied 
   t.is(st.reason, undefined);
   t.deepEqual((h.get('p').body as { metadata: { labels: Record<string, string> } }).metadata.labels, { a: '1' });
 });
+
+test('bug: an Endpoints address without an ip (or a null address) threw inside the apiserver (the run failed, serve died); now the 422 of IsValidIP("") (found by the bad-input trial)', (t) => {
+  for (const addresses of [[{ hostname: 'a' }], [{ ip: null }], [null], [{}]]) {
+    const h = new Harness();
+    const r = h.req({ type: 'ApiCreate', resource: 'endpoints', namespace: 'default', object: { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'manual' }, subsets: [{ addresses, ports: [{ port: 80 }] }] } as never });
+    t.is(r.code, 422, JSON.stringify(addresses));
+    t.regex((r.body as Status).message ?? '', /subsets\[0\]\.addresses\[0\]\.ip: Invalid value: "": must be a valid IP address/);
+  }
+});
+
+test('bug: sessionAffinityConfig: 5 threw in defaulting, and timeoutSeconds "abc" was stored (affinity silently off); both are now the decoder\'s 400, as v1.SessionAffinityConfig is typed (found by the bad-input trial)', (t) => {
+  const svc = (sessionAffinityConfig: unknown) => ({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'web' }, spec: { selector: { app: 'web' }, sessionAffinity: 'ClientIP', sessionAffinityConfig, ports: [{ port: 80 }] } }) as never;
+  const h = new Harness();
+  const five = h.req({ type: 'ApiCreate', resource: 'services', namespace: 'default', object: svc(5) });
+  t.is(five.code, 400);
+  t.is((five.body as Status).message, 'Service in version "v1" cannot be handled as a Service: json: cannot unmarshal number 5 into Go struct field Service.spec.sessionAffinityConfig of type v1.SessionAffinityConfig');
+  const abc = h.req({ type: 'ApiCreate', resource: 'services', namespace: 'default', object: svc({ clientIP: { timeoutSeconds: 'abc' } }) });
+  t.is(abc.code, 400);
+  t.regex((abc.body as Status).message ?? '', /cannot unmarshal string into Go struct field Service\.spec\.sessionAffinityConfig\.clientIP\.timeoutSeconds of type int32/);
+  t.is(h.req({ type: 'ApiCreate', resource: 'services', namespace: 'default', object: svc({ clientIP: { timeoutSeconds: 600 } }) }).code, 201);
+});

@@ -329,14 +329,17 @@ export function serviceStrategy(listServices: () => readonly KubeObject[]): REST
 /** `ValidateEndpoints`: addresses are IPs, ports 1-65535 (0 allowed for none), names unique. */
 export function validateEndpoints(ep: Endpoints): FieldError[] {
   const errs = validateObjectMeta(ep.metadata, true, nameIsDNSSubdomain);
-  (ep.subsets ?? []).forEach((ss, i) => {
+  (ep.subsets ?? []).forEach((ss0, i) => {
+    const ss = ss0 ?? {};
     for (const [list, addrs] of [['addresses', ss.addresses ?? []], ['notReadyAddresses', ss.notReadyAddresses ?? []]] as const) {
       addrs.forEach((a, j) => {
-        if (ipv4ToInt(a.ip) === undefined && !a.ip.includes(':')) errs.push(field.invalid(`subsets[${i}].${list}[${j}].ip`, a.ip, 'must be a valid IP address'));
+        // A missing ip (an address `{hostname: a}`, `{ip: null}`, a null element) is IsValidIP("").
+        const ip = typeof a?.ip === 'string' ? a.ip : '';
+        if (ipv4ToInt(ip) === undefined && !ip.includes(':')) errs.push(field.invalid(`subsets[${i}].${list}[${j}].ip`, ip, 'must be a valid IP address'));
       });
     }
     (ss.ports ?? []).forEach((p, j) => {
-      if (!Number.isInteger(p.port) || p.port < 1 || p.port > 65535) errs.push(field.invalid(`subsets[${i}].ports[${j}].port`, p.port, 'must be between 1 and 65535, inclusive'));
+      if (!Number.isInteger(p?.port) || p.port < 1 || p.port > 65535) errs.push(field.invalid(`subsets[${i}].ports[${j}].port`, p?.port, 'must be between 1 and 65535, inclusive'));
     });
   });
   return errs;
