@@ -41,6 +41,7 @@
  * (WRONG_TARGET), server-side queueing.
  */
 import { APP_ANNOTATIONS, DEFAULT_APP_BEHAVIOR, type AppBehavior, type Prng, type TraceRecord, US_PER_SECOND, deriveStream, parseAppAnnotations, sampleUs } from '@podsim/api';
+import { formatDuration } from '../duration.js';
 import type { TraceModel } from '../checkers/model.js';
 import { proxyViews, type ViewPoint } from './proxyViews.js';
 import type { TrafficExpectSpec, TrafficSourceSpec } from '../scenario/schema.js';
@@ -413,6 +414,9 @@ export function evaluateTraffic(records: readonly TraceRecord[], model: TraceMod
     const startUs = Math.min(ctx.endUs, base + (src.start ?? 0));
     const stopUs = Math.max(startUs, Math.min(ctx.endUs, src.stop !== undefined ? base + src.stop : ctx.endUs));
     const over = outcomeBuckets(startUs, stopUs);
+    // A `stop` past the run's end: the source sent less than the scenario asked for.
+    const stopAsked = src.stop !== undefined && Number.isFinite(base) ? base + src.stop : undefined;
+    const cutShort = ctx.cutShort ?? (stopAsked !== undefined && stopAsked > ctx.endUs ? `the run ended at virtual ${formatDuration(ctx.endUs)}, before the source's stop at ${formatDuration(stopAsked)}` : undefined);
     const timeoutUs = src.timeout ?? DEFAULT_TRAFFIC_TIMEOUT_US;
     const retries = src.retries ?? 0;
     const connection = src.connection ?? 'new';
@@ -521,7 +525,7 @@ export function evaluateTraffic(records: readonly TraceRecord[], model: TraceMod
       ...(Number.isFinite(firstFailUs) ? { failureWindow: { first: firstFailUs / US_PER_SECOND, last: lastFailUs / US_PER_SECOND } } : {}),
       ...(servedByClient ? { servedByClient } : {}),
       overTime: over.result(),
-      ...(ctx.cutShort !== undefined ? { cutShort: ctx.cutShort } : {}),
+      ...(cutShort !== undefined ? { cutShort } : {}),
     });
   });
   const total = {
@@ -613,7 +617,8 @@ export function trafficExpectations(report: TrafficReport, specs: readonly Traff
       // run ended, or a Service it never reached): that is not a pass.
       const requests = sum((s) => s.requests);
       // Traffic cut short by the run's end covers less than the scenario asked: not judged either.
-      const ok = report.cutShort === undefined && requests > 0 && (b.min === undefined || v >= b.min) && (b.max === undefined || v <= b.max);
+      const shortBy = report.cutShort ?? srcs.find((s) => s.cutShort !== undefined)?.cutShort;
+      const ok = shortBy === undefined && requests > 0 && (b.min === undefined || v >= b.min) && (b.max === undefined || v <= b.max);
       const range = `${b.min !== undefined ? `≥ ${b.min}` : ''}${b.min !== undefined && b.max !== undefined ? ' and ' : ''}${b.max !== undefined ? `≤ ${b.max}` : ''}`;
       const causes = Object.entries(srcs.reduce<Record<string, number>>((acc, s) => {
         for (const [c, n] of Object.entries(s.byCause)) acc[c] = (acc[c] ?? 0) + (n ?? 0);
@@ -624,8 +629,8 @@ export function trafficExpectations(report: TrafficReport, specs: readonly Traff
       out.push({
         expected: `traffic${e.source ? ` ${e.source}` : ''} ${k} ${range}`,
         ok,
-        actual: report.cutShort !== undefined
-          ? `not judged: the traffic was cut short (${report.cutShort}); ${k} ${v} of ${requests} requests so far`
+        actual: shortBy !== undefined
+          ? `not judged: the traffic was cut short (${shortBy}); ${k} ${v} of ${requests} requests so far`
           : requests === 0 ? `no request was sent${e.source ? ` by source ${e.source}` : ''} during the run, so nothing was checked` : `${k} ${v} of ${requests} requests${causes ? ` (${causes})` : ''}`,
       });
     }

@@ -258,3 +258,39 @@ spec: { type: ExternalName, externalName: example.com }
     .replace('min: 5, max: 1', 'min: 0, max: 1');
   t.notThrows(() => compileScenario(loadScenarioText('ok.yaml', fixed)));
 });
+
+test('bug: a traffic source whose stop lay past the run\'s end sent 1 s of its 10 s and its bound passed; it is now cut short and not judged (found by the bad-input trial)', async (t) => {
+  const { report } = await runText(
+    'stop-past-end',
+    `kind: Scenario
+cluster:
+  nodes: [{ name: w1 }]
+traffic:
+  - { id: t, service: web, fromNodes: [w1], rate: 5, since: later, stop: 10s }
+steps:
+  - apply: all
+  - sleep: 5s
+  - id: later
+    sleep: 1s
+expect:
+  traffic:
+    - { source: t, failed: { max: 0 } }
+---
+apiVersion: v1
+kind: Pod
+metadata: { name: p, labels: { app: web } }
+spec:
+  containers: [{ name: app, image: x:1 }]
+---
+apiVersion: v1
+kind: Service
+metadata: { name: web }
+spec: { selector: { app: web }, ports: [{ port: 80 }] }
+`,
+  );
+  const src = report.traffic!.sources[0];
+  t.regex(src.cutShort ?? '', /^the run ended at virtual .*, before the source's stop at /);
+  const e = report.expectations.find((x) => x.kind === 'traffic')!;
+  t.false(e.ok);
+  t.regex(e.actual ?? '', /not judged: the traffic was cut short/);
+});
