@@ -78,3 +78,10 @@ test('bug: sessionAffinityConfig: 5 threw in defaulting, and timeoutSeconds "abc
   t.regex((abc.body as Status).message ?? '', /cannot unmarshal string into Go struct field Service\.spec\.sessionAffinityConfig\.clientIP\.timeoutSeconds of type int32/);
   t.is(h.req({ type: 'ApiCreate', resource: 'services', namespace: 'default', object: svc({ clientIP: { timeoutSeconds: 600 } }) }).code, 201);
 });
+
+test('a sessionAffinityConfig with sessionAffinity None is Forbidden, as ValidateService answers (it was stored; fresh-user trial)', (t) => {
+  const h = new Harness();
+  const r = h.req({ type: 'ApiCreate', resource: 'services', namespace: 'default', object: { apiVersion: 'v1', kind: 'Service', metadata: { name: 'b' }, spec: { selector: { app: 'b' }, sessionAffinityConfig: { clientIP: { timeoutSeconds: 100 } }, ports: [{ port: 80 }] } } as never });
+  t.is(r.code, 422);
+  t.regex((r.body as Status).message ?? '', /spec\.sessionAffinityConfig: Forbidden: must not be set when session affinity is None/);
+});

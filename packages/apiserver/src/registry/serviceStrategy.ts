@@ -255,6 +255,8 @@ export function validateService(svc: Service): FieldError[] {
     if (ve) errs.push(field.invalid('spec.selector', v, ve));
   }
   if (spec.sessionAffinity !== undefined && spec.sessionAffinity !== 'None' && spec.sessionAffinity !== 'ClientIP') errs.push(field.notSupported('spec.sessionAffinity', spec.sessionAffinity, ['ClientIP', 'None']));
+  // ValidateService: with affinity None a sessionAffinityConfig is Forbidden.
+  if ((spec.sessionAffinity ?? 'None') === 'None' && spec.sessionAffinityConfig != null) errs.push(field.forbidden('spec.sessionAffinityConfig', 'must not be set when session affinity is None'));
   const timeout = spec.sessionAffinityConfig?.clientIP?.timeoutSeconds;
   if (timeout !== undefined && (timeout <= 0 || timeout > 86400)) errs.push(field.invalid('spec.sessionAffinityConfig.clientIP.timeoutSeconds', timeout, 'must be greater than 0 and less than 86400'));
   // validateServiceExternalTrafficFieldsValue, then ValidateServiceExternalTrafficFieldsCombination
