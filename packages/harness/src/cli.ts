@@ -145,7 +145,7 @@ export function trafficLines(t: TrafficReport): string[] {
   const out: string[] = [];
   for (const s of t.sources) {
     const causes = Object.entries(s.byCause).map(([c, n]) => `${c} ${n}`).join(', ');
-    out.push(`traffic ${s.id} → ${s.service} (${s.connection}, ${s.nodePort ? 'node port of ' : ''}${s.fromNodes.length} node${s.fromNodes.length === 1 ? '' : 's'}): ${s.requests} requests, ${s.served} served, ${s.failed} failed${causes ? ` (${causes})` : ''}${s.failureWindow ? `, sent ${s.failureWindow.first.toFixed(3)}s–${s.failureWindow.last.toFixed(3)}s` : ''}`);
+    out.push(`traffic ${s.id} → ${s.service} (${s.connection}, ${s.nodePort ? 'node port of ' : ''}${s.fromNodes.length} node${s.fromNodes.length === 1 ? '' : 's'}): ${s.requests} requests, ${s.served} served, ${s.failed} failed${causes ? ` (${causes})` : ''}${s.failureWindow ? `, sent ${s.failureWindow.first.toFixed(3)}s–${s.failureWindow.last.toFixed(3)}s` : ''}${s.cutShort && !t.cutShort ? `; cut short: ${s.cutShort}` : ''}`);
   }
   const worst = [...t.exposure].sort((a, b) => b.windowSeconds - a.windowSeconds)[0];
   if (worst && worst.windowSeconds > 0) out.push(`exposure: widest window ${worst.windowSeconds.toFixed(3)}s (${worst.pod}: ${worst.listenerClosedAt === undefined || (worst.ipGoneAt ?? Infinity) < worst.listenerClosedAt ? 'IP gone' : 'listener closed'} → last node's rule removed), ${t.exposure.filter((e) => e.windowSeconds > 0).length} of ${t.exposure.length} pods exposed`);

@@ -416,7 +416,13 @@ export function evaluateTraffic(records: readonly TraceRecord[], model: TraceMod
     const over = outcomeBuckets(startUs, stopUs);
     // A `stop` past the run's end: the source sent less than the scenario asked for.
     const stopAsked = src.stop !== undefined && Number.isFinite(base) ? base + src.stop : undefined;
-    const cutShort = ctx.cutShort ?? (stopAsked !== undefined && stopAsked > ctx.endUs ? `the run ended at virtual ${formatDuration(ctx.endUs)}, before the source's stop at ${formatDuration(stopAsked)}` : undefined);
+    // Each request is decided one by one: a source above MAX_TRAFFIC_REQUESTS would exhaust memory
+    // (300 M requests crashed V8); it is not simulated and says so, never judged.
+    const expected = (src.rate * (stopUs - startUs)) / US_PER_SECOND;
+    const tooMany = expected > MAX_TRAFFIC_REQUESTS;
+    const cutShort = tooMany
+      ? `it would send about ${Math.round(expected).toLocaleString('en-US')} requests (rate × duration), more than the ${MAX_TRAFFIC_REQUESTS.toLocaleString('en-US')} podsim decides per source; lower its rate or bound it with stop`
+      : (ctx.cutShort ?? (stopAsked !== undefined && stopAsked > ctx.endUs ? `the run ended at virtual ${formatDuration(ctx.endUs)}, before the source's stop at ${formatDuration(stopAsked)}` : undefined));
     const timeoutUs = src.timeout ?? DEFAULT_TRAFFIC_TIMEOUT_US;
     const retries = src.retries ?? 0;
     const connection = src.connection ?? 'new';
@@ -429,7 +435,7 @@ export function evaluateTraffic(records: readonly TraceRecord[], model: TraceMod
     let attempts = 0;
     let firstFailUs = Infinity;
     let lastFailUs = -Infinity;
-    for (const node of from) {
+    for (const node of tooMany ? [] : from) {
       const prng = deriveStream(ctx.seed, `traffic/${id}/${node}`);
       const times = arrivals(prng, src.rate / from.length, startUs, stopUs);
       // closeAt: when the server closes the connection (FIN: listener closed or process gone);
@@ -541,6 +547,9 @@ export function evaluateTraffic(records: readonly TraceRecord[], model: TraceMod
   }
   return { sources: results, total, exposure: exposureWindows(w, svcKeys, exposureFails), ...(ctx.cutShort !== undefined ? { cutShort: ctx.cutShort } : {}), unchecked: UNCHECKED_TRAFFIC };
 }
+
+/** The most requests one traffic source may send in a run (each is decided and counted one by one). */
+export const MAX_TRAFFIC_REQUESTS = 20_000_000;
 
 /** Counts requests per outcome into the {@link OutcomesOverTime} buckets of a source sending in [startUs, stopUs). */
 function outcomeBuckets(startUs: number, stopUs: number): { count(o: Outcome, t: number): void; result(): OutcomesOverTime } {
