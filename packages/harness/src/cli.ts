@@ -149,7 +149,16 @@ export function trafficLines(t: TrafficReport): string[] {
   }
   const worst = [...t.exposure].sort((a, b) => b.windowSeconds - a.windowSeconds)[0];
   if (worst && worst.windowSeconds > 0) out.push(`exposure: widest window ${worst.windowSeconds.toFixed(3)}s (${worst.pod}: ${worst.listenerClosedAt === undefined || (worst.ipGoneAt ?? Infinity) < worst.listenerClosedAt ? 'IP gone' : 'listener closed'} → last node's rule removed), ${t.exposure.filter((e) => e.windowSeconds > 0).length} of ${t.exposure.length} pods exposed`);
-  else if (t.exposure.length > 0) out.push(`exposure: none (every node's rules dropped each of ${t.exposure.length} pods before it stopped answering)`);
+  else if (t.exposure.length > 0) {
+    // A window ends at a rule removal: a pod that stopped answering and came back (a node that
+    // returned within the grace) without being dropped has none, though requests to it failed.
+    const unwindowed = t.exposure.filter((e) => e.failedRequests > 0).length;
+    out.push(
+      unwindowed > 0
+        ? `exposure: no window measured (no node's rules dropped a pod after it stopped answering); ${unwindowed} of ${t.exposure.length} pods had failed requests without one, see the failures by pod`
+        : `exposure: none (no node routed to any of ${t.exposure.length} pods after it stopped answering)`,
+    );
+  }
   out.push(`traffic not simulated (no verdict): ${t.unchecked.join(', ')}`);
   out.push('');
   return out;
