@@ -582,7 +582,8 @@ export function compileScenario(sc: LoadedScenario, opts: PlanOptions = {}): Run
       // LoadBalancer that opted out of them (ServiceLBNodePortControl).
       const type = target?.spec?.type ?? 'ClusterIP';
       if (target && type !== 'NodePort' && type !== 'LoadBalancer') issues.push(src.issue(['traffic', i, 'nodePort'], `Service ${ns}/${tr.service} is type ${type}: it has no node port (nodePort traffic needs type NodePort or LoadBalancer)`));
-      else if (target && target.spec?.allocateLoadBalancerNodePorts === false) issues.push(src.issue(['traffic', i, 'nodePort'], `Service ${ns}/${tr.service} sets allocateLoadBalancerNodePorts: false: it has no node port`));
+      // A LoadBalancer that opted out still gets the node ports it asks for (initNodePorts: "do respect specific requests").
+      else if (target && type === 'LoadBalancer' && target.spec?.allocateLoadBalancerNodePorts === false && !(target.spec?.ports ?? []).some((p) => p.nodePort)) issues.push(src.issue(['traffic', i, 'nodePort'], `Service ${ns}/${tr.service} sets allocateLoadBalancerNodePorts: false: it has no node port`));
       if (tr.fromNodes !== undefined) issues.push(src.issue(['traffic', i, 'fromNodes'], 'fromNodes is for clients inside the cluster; nodePort traffic comes from outside: name the nodes it arrives at with toNodes'));
     } else if (tr.toNodes !== undefined) issues.push(src.issue(['traffic', i, 'toNodes'], 'toNodes needs nodePort: true (traffic to the ClusterIP is sent from fromNodes)'));
     (tr.toNodes ?? []).forEach((n, j) => {

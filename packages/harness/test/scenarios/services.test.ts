@@ -328,3 +328,33 @@ spec: { selector: { app: web }, ports: [{ port: 80 }] }
   t.false(report.ok);
   t.regex(report.expectations.find((x) => x.kind === 'traffic')!.actual ?? '', /not judged: the traffic was cut short/);
 });
+
+test('bug: nodePort traffic to a LoadBalancer with allocateLoadBalancerNodePorts: false was refused even when the Service asks for its node port; upstream keeps a requested port (initNodePorts), so it is served (found by the bad-input trial)', async (t) => {
+  const text = (ports: string) => `kind: Scenario
+cluster:
+  nodes: [{ name: w1 }]
+traffic:
+  - { id: ext, service: a, nodePort: true, toNodes: [w1], rate: 5, start: 10s }
+steps:
+  - apply: all
+  - sleep: 20s
+---
+apiVersion: v1
+kind: Service
+metadata: { name: a }
+spec: { type: LoadBalancer, allocateLoadBalancerNodePorts: false, selector: { app: web }, ports: [${ports}] }
+---
+apiVersion: v1
+kind: Pod
+metadata: { name: p, labels: { app: web } }
+spec:
+  containers: [{ name: app, image: x:1 }]
+`;
+  const { report } = await runText('lb-requested-node-port', text('{ port: 80, nodePort: 30123 }'));
+  const src = report.traffic!.sources[0];
+  t.true(src.requests > 0 && src.served === src.requests, JSON.stringify(src.byCause));
+  const { loadScenarioText } = await import('../../src/scenario/load.js');
+  const { compileScenario } = await import('../../src/scenario/compile.js');
+  const e = t.throws(() => compileScenario(loadScenarioText('lb.yaml', text('{ port: 80 }'))));
+  t.regex(e!.message + JSON.stringify((e as { issues?: unknown }).issues ?? ''), /allocateLoadBalancerNodePorts: false: it has no node port/);
+});
