@@ -243,17 +243,37 @@ export async function main(argv: readonly string[], io: CliIo = stdio, hooks: Cl
         const judged = judge(plan, res, interruptedBy ? { interruptedBy } : {});
         const report = judged.report;
         printReport(report, io, o.quiet ?? false, o.rows);
+        // The paths were checked before the run; one that broke since (its directory removed,
+        // the disk full) is named, and the other outputs are still written.
+        let unwritten = 0;
+        const write = (flag: string, path: string, f: () => void) => {
+          try {
+            f();
+          } catch (e) {
+            unwritten++;
+            io.err(`podsim run: cannot write ${flag} ${path}: ${(e as Error).message} (it was writable when the run started)`);
+          }
+        };
         if (o.report) {
+          const out = o.report;
           const onUnknownPods = (names: readonly string[]) => io.err(`podsim run: --report-pods: no deleted pod is named ${names.join(', ')} (the report draws the others)`);
-          const bytes = writeReport(o.report, runReportInput(report, judged.model, res.traces, { ...(o.reportPods ? { pods: o.reportPods, onUnknownPods } : {}) }));
-          io.out(`report written to ${o.report} (${(bytes / 1e6).toFixed(1)} MB; open it in a browser)`);
+          write('--report', out, () => {
+            const bytes = writeReport(out, runReportInput(report, judged.model, res.traces, { ...(o.reportPods ? { pods: o.reportPods, onUnknownPods } : {}) }));
+            io.out(`report written to ${out} (${(bytes / 1e6).toFixed(1)} MB; open it in a browser)`);
+          });
         }
-        if (o.json) writeFileSync(o.json, `${JSON.stringify(report, null, 2)}\n`);
+        if (o.json) {
+          const out = o.json;
+          write('--json', out, () => writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`));
+        }
         if (o.trace) {
-          writeFileSync(o.trace, JSON.stringify(toChromeTrace(res.traces, { file, seed: plan.seed, placement: plan.placement, traceDigest: report.traceDigest })));
-          io.out(`trace written to ${o.trace} (open it in https://ui.perfetto.dev or chrome://tracing)`);
+          const out = o.trace;
+          write('--trace', out, () => {
+            writeFileSync(out, JSON.stringify(toChromeTrace(res.traces, { file, seed: plan.seed, placement: plan.placement, traceDigest: report.traceDigest })));
+            io.out(`trace written to ${out} (open it in https://ui.perfetto.dev or chrome://tracing)`);
+          });
         }
-        code = report.ok ? EXIT_OK : EXIT_FAILED;
+        code = unwritten > 0 ? EXIT_BAD_INPUT : report.ok ? EXIT_OK : EXIT_FAILED;
       } finally {
         process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
       }

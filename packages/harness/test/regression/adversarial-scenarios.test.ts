@@ -5,7 +5,7 @@
  */
 import test from 'ava';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -166,4 +166,29 @@ test('podsim run: a Ctrl-C after the run ended, while the report is written, sti
   t.is((JSON.parse(readFileSync(json, 'utf8')) as { ok: boolean }).ok, true);
   t.true(Array.isArray((JSON.parse(readFileSync(trace, 'utf8')) as { traceEvents: unknown[] }).traceEvents));
   t.notRegex(err, /\n\s+at /, 'no stack trace');
+});
+
+test('bug: an output directory removed during the run gave "internal error: ENOENT" and a stack trace when the report was written; now each unwritable output is named, the others are written, exit 2 (found by the bad-input trial)', async (t) => {
+  t.timeout(120_000);
+  const dir = mkdtempSync(join(tmpdir(), 'podsim-outgone-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, 'sleep-2h.yaml');
+  writeFileSync(file, WAIT_FOREVER.replace('  - wait: { for: exists, name: ghost, timeout: 100000h }', '  - sleep: 2h'));
+  const sub = join(dir, 'sub');
+  mkdirSync(sub);
+  const [json, trace] = [join(sub, 'out.json'), join(dir, 'trace.json')];
+  const child = spawn(process.execPath, [fileURLToPath(new URL('../../src/cli.js', import.meta.url)), 'run', file, '--quiet', '--json', json, '--trace', trace], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+  child.stdout.on('data', (c: Buffer) => {
+    if (out === '') rmSync(sub, { recursive: true, force: true }); // the run has begun: its --json directory goes
+    out += c.toString();
+  });
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  t.is(code, 2, out + err);
+  t.regex(err, /podsim run: cannot write --json .*out\.json: ENOENT: no such file or directory, open .* \(it was writable when the run started\)/);
+  t.notRegex(err, /\n\s+at /, 'no stack trace');
+  t.true(existsSync(trace), 'the --trace beside it is still written');
+  t.regex(out, /trace digest [0-9a-f]{16}/);
 });
