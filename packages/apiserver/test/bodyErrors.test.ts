@@ -85,3 +85,20 @@ test('a sessionAffinityConfig with sessionAffinity None is Forbidden, as Validat
   t.is(r.code, 422);
   t.regex((r.body as Status).message ?? '', /spec\.sessionAffinityConfig: Forbidden: must not be set when session affinity is None/);
 });
+
+test('Endpoints addresses that are special IPs are refused as validateNonSpecialIP answers (0.0.0.0, loopback, link-local, link-local multicast; all were stored; bad-input trial)', (t) => {
+  const rows: [string, string][] = [
+    ['0.0.0.0', 'may not be unspecified (0.0.0.0)'],
+    ['127.0.0.1', 'may not be in the loopback range (127.0.0.0/8)'],
+    ['169.254.1.1', 'may not be in the link-local range (169.254.0.0/16)'],
+    ['224.0.0.1', 'may not be in the link-local multicast range (224.0.0.0/24)'],
+  ];
+  for (const [ip, msg] of rows) {
+    const h = new Harness();
+    const r = h.req({ type: 'ApiCreate', resource: 'endpoints', namespace: 'default', object: { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'm' }, subsets: [{ addresses: [{ ip }], ports: [{ port: 80 }] }] } as never });
+    t.is(r.code, 422, ip);
+    t.true(((r.body as Status).message ?? '').includes(`subsets[0].addresses[0].ip: Invalid value: "${ip}": ${msg}`), (r.body as Status).message);
+  }
+  const ok = new Harness().req({ type: 'ApiCreate', resource: 'endpoints', namespace: 'default', object: { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'm' }, subsets: [{ addresses: [{ ip: '192.168.10.7' }, { ip: '224.0.1.1' }], ports: [{ port: 80 }] }] } as never });
+  t.is(ok.code, 201);
+});

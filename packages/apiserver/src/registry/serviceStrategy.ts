@@ -337,7 +337,19 @@ export function validateEndpoints(ep: Endpoints): FieldError[] {
       addrs.forEach((a, j) => {
         // A missing ip (an address `{hostname: a}`, `{ip: null}`, a null element) is IsValidIP("").
         const ip = typeof a?.ip === 'string' ? a.ip : '';
-        if (ipv4ToInt(ip) === undefined && !ip.includes(':')) errs.push(field.invalid(`subsets[${i}].${list}[${j}].ip`, ip, 'must be a valid IP address'));
+        const at = `subsets[${i}].${list}[${j}].ip`;
+        const v4 = ipv4ToInt(ip);
+        if (v4 === undefined && !ip.includes(':')) errs.push(field.invalid(at, ip, 'must be a valid IP address'));
+        else if (v4 !== undefined) {
+          // validateNonSpecialIP (core validation v1.22): an endpoint may not be a special address.
+          const special =
+            v4 === 0 ? 'may not be unspecified (0.0.0.0)'
+            : v4 >>> 24 === 127 ? 'may not be in the loopback range (127.0.0.0/8)'
+            : v4 >>> 16 === (169 << 8) + 254 ? 'may not be in the link-local range (169.254.0.0/16)'
+            : v4 >>> 8 === (224 << 16) ? 'may not be in the link-local multicast range (224.0.0.0/24)'
+            : undefined;
+          if (special) errs.push(field.invalid(at, ip, special));
+        }
       });
     }
     (ss.ports ?? []).forEach((p, j) => {
