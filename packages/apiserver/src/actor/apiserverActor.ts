@@ -151,6 +151,8 @@ export function createActor(_id: string, config: unknown): Actor {
       const subsets = (ev.object as Endpoints).subsets ?? [];
       data.addresses = subsets.flatMap((ss) => (ss.addresses ?? []).map((a) => a.targetRef?.uid ?? a.ip));
       data.notReadyAddresses = subsets.flatMap((ss) => (ss.notReadyAddresses ?? []).map((a) => a.targetRef?.uid ?? a.ip));
+      // Who wrote it: endpoint-object-size judges the controller's writes, not a user's Endpoints.
+      if (currentFrom !== undefined) data.client = currentFrom;
     }
     if (resource === 'endpointslices') {
       const sl = ev.object as EndpointSlice;
