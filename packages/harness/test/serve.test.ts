@@ -193,3 +193,10 @@ test.serial('every request is bounded in wall time: a simulation too slow to ans
   // After close, the port no longer answers.
   await t.throwsAsync(call(slow.url, 'GET', '/version'));
 });
+
+test('bug: serve --scenario ignored the scenario\'s traffic: and expect: without a word; each now gets a warning (fresh-user trial, breaker)', (t) => {
+  const plan = servePlan({ scenario: 'examples/rolling-update-traffic.yaml', epochUnixSeconds: 1_735_689_600 });
+  t.true(plan.warnings.includes('examples/rolling-update-traffic.yaml: warning: traffic: is not sent under podsim serve (it is evaluated by podsim run)'), plan.warnings.join('\n'));
+  t.true(plan.warnings.some((w) => w.endsWith('warning: expect: is not judged under podsim serve (podsim run judges it)')));
+  t.deepEqual(servePlan({ nodes: 1, epochUnixSeconds: 1_735_689_600 }).warnings, []);
+});

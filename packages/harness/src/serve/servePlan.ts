@@ -108,6 +108,11 @@ export function servePlan(o: ServePlanOptions): ServePlan {
     latency: plan.latency,
     faults: plan.faults,
     manifests,
-    warnings: plan.warnings.map((w) => formatIssue(w)),
+    warnings: [
+      ...plan.warnings.map((w) => formatIssue(w)),
+      // serve runs the cluster for kubectl: nothing sends the scenario's traffic or judges its expect.
+      ...(o.scenario !== undefined && sc.doc.traffic?.length ? [`${o.scenario}: warning: traffic: is not sent under podsim serve (it is evaluated by podsim run)`] : []),
+      ...(o.scenario !== undefined && sc.doc.expect !== undefined ? [`${o.scenario}: warning: expect: is not judged under podsim serve (podsim run judges it)`] : []),
+    ],
   };
 }
