@@ -175,7 +175,7 @@ test('rolling-update-traffic report: the traffic section counts what --json coun
   t.deepEqual(bars('traffic-failures-by-node'), plain.byNode);
   t.regex(page, /buckets of 500ms \(240 buckets\)/, '120 s of traffic in 0.5 s buckets (the smallest that keeps it to 300)');
   // The expect: traffic rows, as in the checks table.
-  t.regex(page, /<table class="checks" id="traffic-checks">.*<span class="verdict ok">pass<\/span><\/td><td>traffic: traffic prestop failed ≤ 0<\/td>/);
+  t.regex(page, /<table class="checks" id="traffic-checks">.*<span class="verdict ok">pass<\/span><\/td><td>traffic: prestop failed ≤ 0<\/td>/);
 });
 
 test('rolling-update-traffic report: each pod\'s exposure window runs from its SIGTERM (close-listener-after 0s) to the last node\'s kube-proxy sync that dropped it, on the kill path\'s time axis', async (t) => {
@@ -255,7 +255,7 @@ test('an interrupted traffic run: the page says the traffic was cut short, and e
   }
   const input = runReportInput(report, model, res.traces);
   const traffic = input.checks.filter((c) => c.name.startsWith('traffic: '));
-  t.deepEqual(traffic.map((c) => [c.name, c.ok]), [['traffic: traffic plain failed ≥ 1', 'unchecked'], ['traffic: traffic prestop failed ≤ 0', 'unchecked']]);
+  t.deepEqual(traffic.map((c) => [c.name, c.ok]), [['traffic: plain failed ≥ 1', 'unchecked'], ['traffic: prestop failed ≤ 0', 'unchecked']]);
   const html = renderReportHtml(input);
   t.regex(html, /id="traffic-cut-short"><span class="verdict unchecked">unchecked<\/span> The traffic was cut short: the run was interrupted at virtual /);
   t.notRegex(/<table class="checks" id="traffic-checks">.*?<\/table>/.exec(html)![0], /verdict ok/);

@@ -313,7 +313,7 @@ test('exposureChart: a bar from the listener closing to the last node\'s rule re
 const traffic: TrafficSection = {
   sources: [source('plain', 100, 20, 0.1, [[5, 'refused', 2], [9, 'timedOut', 3]], { byPod: { 'web-1': 5 }, byNode: { n1: 2, n2: 3 }, byCause: { REFUSED_POD: 2, TIMEOUT_DEAD_IP: 3 } })],
   exposure: [{ pod: 'web-1', listenerClosedUs: 10.4 * S, ruleRemovedUs: { n1: 11 * S, n2: 11.2 * S }, failedRequests: 5 }],
-  checks: [{ group: 'expectation', name: 'traffic: traffic plain failed ≤ 0', ok: false, detail: 'failed 5 of 2000 requests' }],
+  checks: [{ group: 'expectation', name: 'traffic: plain failed ≤ 0', ok: false, detail: 'failed 5 of 2000 requests' }],
   notSimulated: ['UDP'],
 };
 const killPath = { pod: 'web-1', deleteUs: 10 * S, goneUs: 13 * S, spans: [{ step: 'Terminating', beginUs: 10 * S, endUs: 13 * S }], marks: [{ step: 'SIGTERM', t: 10.4 * S }] };
@@ -328,13 +328,13 @@ test('the traffic section: present with its charts when the run had traffic, abs
   t.is(data['traffic-exposure'].marginLeft, data['kill-path'].marginLeft);
   t.regex(html, /<h2 id="traffic">Client traffic<\/h2>/);
   t.regex(html, /<td>plain<\/td><td>default\/plain<\/td><td>new<\/td><td>n1, n2<\/td><td>2000<\/td><td>1995<\/td><td>2<\/td><td>0<\/td><td>3<\/td><td>REFUSED_POD 2, TIMEOUT_DEAD_IP 3<\/td>/);
-  t.regex(html, /<table class="checks" id="traffic-checks">.*<span class="verdict bad">fail<\/span><\/td><td>traffic: traffic plain failed ≤ 0/);
+  t.regex(html, /<table class="checks" id="traffic-checks">.*<span class="verdict bad">fail<\/span><\/td><td>traffic: plain failed ≤ 0/);
   t.regex(html, /buckets of 100ms \(200 buckets\)/, 'the bucket is stated on the page');
   t.notRegex(html, /traffic-cut-short/);
   const none = renderReportHtml(base);
   t.notRegex(none, /id="traffic|data-chart="traffic/, 'no traffic, no (empty) traffic section');
   t.false('xDomain' in (JSON.parse(/<script type="application\/json" id="podsim-report-data">([^<]*)<\/script>/.exec(none)![1]) as Record<string, object>)['kill-path']);
-  const cut = renderReportHtml({ ...base, traffic: { ...traffic, cutShort: 'the run was interrupted at virtual 15s', checks: [{ group: 'expectation', name: 'traffic: traffic plain failed ≤ 0', ok: 'unchecked', detail: 'not judged' }] } });
+  const cut = renderReportHtml({ ...base, traffic: { ...traffic, cutShort: 'the run was interrupted at virtual 15s', checks: [{ group: 'expectation', name: 'traffic: plain failed ≤ 0', ok: 'unchecked', detail: 'not judged' }] } });
   t.regex(cut, /id="traffic-cut-short"><span class="verdict unchecked">unchecked<\/span> The traffic was cut short: the run was interrupted at virtual 15s\./);
   const checks = /<table class="checks" id="traffic-checks">.*?<\/table>/.exec(cut)![0];
   t.regex(checks, /verdict unchecked">unchecked/);

@@ -189,11 +189,11 @@ export function runChecks(r: RunReport): ReportCheck[] {
   for (const e of r.expectations) {
     // Traffic cut short by the run's end (traffic/evaluate.ts) is never judged, whatever the count.
     if (e.kind === 'traffic' && r.traffic?.cutShort !== undefined) {
-      checks.push({ group: 'expectation', name: `${e.kind}: ${e.expected}`, ok: 'unchecked', detail: e.actual });
+      checks.push({ group: 'expectation', name: checkName(e), ok: 'unchecked', detail: e.actual });
       continue;
     }
     // An interrupted or crashed run never reached what an unmet expectation describes: unchecked, not failed.
-    checks.push({ group: 'expectation', name: `${e.kind}: ${e.expected}`, ok: e.ok ? true : interrupted ? 'unchecked' : false, ...(e.ok ? {} : { detail: interrupted ? `not judged (the run ${r.end}): ${e.actual}` : expectationFailure(e) }) });
+    checks.push({ group: 'expectation', name: checkName(e), ok: e.ok ? true : interrupted ? 'unchecked' : false, ...(e.ok ? {} : { detail: interrupted ? `not judged (the run ${r.end}): ${e.actual}` : expectationFailure(e) }) });
   }
   for (const id of r.invariantsChecked) {
     const v = r.violations.filter((x) => x.invariant === id);
@@ -388,4 +388,9 @@ export function exploreReportInput(s: ExploreSummary, o: { readonly requested: n
     checks: [],
     explore: { seeds, requested: o.requested, faults: String(s.level) },
   };
+}
+
+/** A check's name: `kind: expected`, without the kind twice when the expectation names it (`traffic: plain failed ≤ 0`). */
+function checkName(e: { readonly kind: string; readonly expected: string }): string {
+  return `${e.kind}: ${e.expected.startsWith(`${e.kind} `) ? e.expected.slice(e.kind.length + 1) : e.expected}`;
 }
