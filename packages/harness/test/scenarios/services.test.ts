@@ -259,6 +259,21 @@ spec: { type: ExternalName, externalName: example.com }
   t.notThrows(() => compileScenario(loadScenarioText('ok.yaml', fixed)));
 });
 
+/** One pod p labelled app=web, and the ClusterIP Service web in front of it (manifests to append to a scenario). */
+const WEB_POD = `---
+apiVersion: v1
+kind: Pod
+metadata: { name: p, labels: { app: web } }
+spec:
+  containers: [{ name: app, image: x:1 }]
+`;
+const WEB_SERVICE = `---
+apiVersion: v1
+kind: Service
+metadata: { name: web }
+spec: { selector: { app: web }, ports: [{ port: 80 }] }
+`;
+
 test('bug: a traffic source whose stop lay past the run\'s end sent 1 s of its 10 s and its bound passed; it is now cut short and not judged (found by the bad-input trial)', async (t) => {
   const { report } = await runText(
     'stop-past-end',
@@ -275,18 +290,7 @@ steps:
 expect:
   traffic:
     - { source: t, failed: { max: 0 } }
----
-apiVersion: v1
-kind: Pod
-metadata: { name: p, labels: { app: web } }
-spec:
-  containers: [{ name: app, image: x:1 }]
----
-apiVersion: v1
-kind: Service
-metadata: { name: web }
-spec: { selector: { app: web }, ports: [{ port: 80 }] }
-`,
+${WEB_POD}${WEB_SERVICE}`,
   );
   const src = report.traffic!.sources[0];
   t.regex(src.cutShort ?? '', /^the run ended at virtual .*, before the source's stop at /);
@@ -309,18 +313,7 @@ steps:
 expect:
   traffic:
     - { source: t, failed: { max: 0 } }
----
-apiVersion: v1
-kind: Pod
-metadata: { name: p, labels: { app: web } }
-spec:
-  containers: [{ name: app, image: x:1 }]
----
-apiVersion: v1
-kind: Service
-metadata: { name: web }
-spec: { selector: { app: web }, ports: [{ port: 80 }] }
-`,
+${WEB_POD}${WEB_SERVICE}`,
   );
   const src = report.traffic!.sources[0];
   t.is(src.requests, 0);
@@ -343,13 +336,7 @@ apiVersion: v1
 kind: Service
 metadata: { name: a }
 spec: { type: LoadBalancer, allocateLoadBalancerNodePorts: false, selector: { app: web }, ports: [${ports}] }
----
-apiVersion: v1
-kind: Pod
-metadata: { name: p, labels: { app: web } }
-spec:
-  containers: [{ name: app, image: x:1 }]
-`;
+${WEB_POD}`;
   const { report } = await runText('lb-requested-node-port', text('{ port: 80, nodePort: 30123 }'));
   const src = report.traffic!.sources[0];
   t.true(src.requests > 0 && src.served === src.requests, JSON.stringify(src.byCause));
