@@ -547,32 +547,42 @@ export class Kubelet implements PodSyncer {
 
   // ---- housekeeping -------------------------------------------------------------------------
 
-  /** `HandlePodCleanups` (spec §11.1). */
+  /**
+   * `HandlePodCleanups` (spec §11.1), every housekeeping period (2 s) as upstream. The desired
+   * set is the pod manager itself and the work types are read from the pod workers per UID (no
+   * set or map is built per pass): nothing in the pass adds or removes a desired pod, and the
+   * only workers it changes are the orphans it kills, which count as not running for the rest of
+   * the pass, as in upstream's `workingPods` snapshot.
+   */
   handlePodCleanups(): void {
-    const desired = new Set(this.podManager.keys());
-    const workingPods = this.podWorkers.syncKnownPods(desired);
-    const runningPods = new Set<string>();
-    const possiblyRunning = new Set<string>();
-    for (const [uid, w] of workingPods) {
-      if (w === 'SyncPodWork') runningPods.add(uid);
-      if (w === 'SyncPodWork' || w === 'TerminatingPodWork') possiblyRunning.add(uid);
-    }
+    const desired = this.podManager;
+    const workers = this.podWorkers;
+    workers.syncKnownPods(desired);
     // "Clean up probes for terminating and terminated pods": 1.22.8 keeps only the workers of
     // pods in SyncPodWork, so every probe of a terminating pod stops at the first housekeeping
     // after the deletion (readiness included: kubernetes#110309, fixed by #110418 after 1.22.8).
-    this.prober.cleanupPods(runningPods);
+    this.prober.cleanupPods((uid) => workers.workTypeOf(uid) === 'SyncPodWork');
+    // A worker in SyncPodWork or TerminatingPodWork when the pass began (orphans killed below excepted).
+    let killed: Set<string> | undefined;
+    const possiblyRunning = (uid: string): boolean => {
+      const w = workers.workTypeOf(uid);
+      return (w === 'SyncPodWork' || w === 'TerminatingPodWork') && !(killed?.has(uid) ?? false);
+    };
     // Running pods no pod worker owns and no source wants: killed (the predicate filters before
-    // the RuntimePod is built; the order of the kills is the relist's).
-    const orphan = (uid: string): boolean => !possiblyRunning.has(uid) && !desired.has(uid);
+    // the RuntimePod is built, and runs for every pod before the first kill; the order of the
+    // kills is the relist's).
+    const orphan = (uid: string): boolean => !possiblyRunning(uid) && !desired.has(uid);
     for (const rp of this.pleg.runningPods(orphan)) {
-      this.podWorkers.updatePod({ updateType: 'SyncPodKill', runningPod: rp, killPodOptions: { podTerminationGracePeriodSecondsOverride: 1 } });
+      (killed ??= new Set()).add(rp.uid);
+      workers.updatePod({ updateType: 'SyncPodKill', runningPod: rp, killPodOptions: { podTerminationGracePeriodSecondsOverride: 1 } });
     }
     this.statusManager.removeOrphanedStatuses(desired);
     for (const uid of this.reasonCache.keys()) if (!desired.has(uid)) this.reasonCache.delete(uid);
     // cleanupOrphanedPodCgroups: cgroups of pods that can no longer be running and have no volumes.
     if (this.config.cgroupsPerQOS) {
-      for (const uid of [...this.podCgroups]) {
-        if (possiblyRunning.has(uid) || desired.has(uid) || this.volumeManager.podVolumesExist(uid)) continue;
+      // Deleting the entry being visited is allowed during a Set iteration.
+      for (const uid of this.podCgroups) {
+        if (possiblyRunning(uid) || desired.has(uid) || this.volumeManager.podVolumesExist(uid)) continue;
         this.podCgroups.delete(uid);
       }
     }

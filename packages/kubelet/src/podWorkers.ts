@@ -407,11 +407,12 @@ export class PodWorkers {
   // ---- housekeeping -------------------------------------------------------------------------
 
   /**
-   * `SyncKnownPods`: marks podsSynced, forgets finished workers whose pod left the config, and
-   * returns the work type of every remaining worker.
+   * `SyncKnownPods`: marks podsSynced and forgets finished workers whose pod left the config.
+   * Upstream also returns every remaining worker's work type; housekeeping reads it per UID
+   * through {@link workTypeOf} instead (the same answers until the next UpdatePod), so the
+   * 2 s pass over a node's pods builds no map.
    */
-  syncKnownPods(desired: ReadonlySet<string>): Map<string, PodWorkType> {
-    const out = new Map<string, PodWorkType>();
+  syncKnownPods(desired: { has(uid: string): boolean }): void {
     this.podsSynced = true;
     for (const [uid, s] of this.podSyncStatuses) {
       if (!desired.has(uid) && s.finished) {
@@ -419,9 +420,14 @@ export class PodWorkers {
         this.podSyncStatuses.delete(uid);
         this.lastUndeliveredWorkUpdate.delete(uid);
       }
-      out.set(uid, s.terminatedAt !== undefined ? 'TerminatedPodWork' : s.terminatingAt !== undefined ? 'TerminatingPodWork' : 'SyncPodWork');
     }
-    return out;
+  }
+
+  /** The work type `SyncKnownPods` reports for `uid`; undefined = no worker. */
+  workTypeOf(uid: string): PodWorkType | undefined {
+    const s = this.podSyncStatuses.get(uid);
+    if (s === undefined) return undefined;
+    return s.terminatedAt !== undefined ? 'TerminatedPodWork' : s.terminatingAt !== undefined ? 'TerminatingPodWork' : 'SyncPodWork';
   }
 
   /** UIDs whose requeue is due (`workQueue.GetWork`). */

@@ -101,9 +101,10 @@ export class ProberManager {
     this.byPod.delete(uid);
   }
 
-  /** `CleanupPods(desiredPods)`: removes the workers of pods not in `keep`. */
-  cleanupPods(keep: ReadonlySet<string>): void {
-    for (const uid of [...this.byPod.keys()]) if (!keep.has(uid)) this.removePod(uid);
+  /** `CleanupPods(desiredPods)`: removes the workers of pods `keep` does not accept (in the order they were added). */
+  cleanupPods(keep: (uid: string) => boolean): void {
+    // removePod deletes only the entry being visited, which a Map iteration allows.
+    for (const uid of this.byPod.keys()) if (!keep(uid)) this.removePod(uid);
   }
 
   /** Has the pod a worker for that container and probe type (`getWorker`)? */

@@ -195,8 +195,8 @@ export class StatusManager {
   }
 
   /** `RemoveOrphanedStatuses`: forget statuses of pods the kubelet no longer knows. */
-  removeOrphanedStatuses(known: ReadonlySet<string>): void {
-    for (const uid of [...this.podStatuses.keys()]) {
+  removeOrphanedStatuses(known: { has(uid: string): boolean }): void {
+    for (const uid of this.podStatuses.keys()) {
       if (!known.has(uid)) {
         this.podStatuses.delete(uid);
         this.apiStatusVersions.delete(uid);
