@@ -6,7 +6,7 @@
 import test from 'ava';
 import type { ApiDelete, ApiPatch, ApiRequest, ApiResult, Pod, PodStatus } from '@podsim/api';
 import { ApiClient } from '../src/apiClient.js';
-import { mergePodStatus, preparePatchForPodStatus, StatusManager } from '../src/status/statusManager.js';
+import { isPodStatusByKubeletEqual, mergePodStatus, preparePatchForPodStatus, StatusManager, unchangedByKubelet } from '../src/status/statusManager.js';
 import { FakeEnv, S } from './fakeEnv.js';
 
 /** Applies the kubelet's status patch the way strategic merge does for its shape (lists by key, nulls delete). */
@@ -184,4 +184,42 @@ test('preparePatchForPodStatus: undefined when unchanged; mergePodStatus keeps o
   t.is(preparePatchForPodStatus('u', running, running), undefined);
   const m = mergePodStatus({ conditions: [{ type: 'x', status: 'True' }, { type: 'Ready', status: 'True' }] }, { conditions: [{ type: 'Ready', status: 'False' }] });
   t.deepEqual(m.conditions, [{ type: 'x', status: 'True' }, { type: 'Ready', status: 'False' }]);
+});
+
+test('unchangedByKubelet(old, status, startTime) answers isPodStatusByKubeletEqual(old, <the status updateStatusInternal builds>), over seeded random statuses', (t) => {
+  let seed = 12345;
+  const rnd = (n: number) => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return (seed >>> 16) % n;
+  };
+  const pick = <T>(xs: readonly T[]): T => xs[rnd(xs.length)];
+  const condition = () => ({
+    type: pick(['Ready', 'ContainersReady', 'Initialized', 'PodScheduled', 'example.com/gate']),
+    status: pick(['True', 'False']),
+    ...(rnd(2) ? { reason: pick(['A', 'B']) } : {}),
+    ...(rnd(3) === 0 ? { message: 'm' } : {}),
+    ...(rnd(2) ? { lastTransitionTime: pick(['t1', 't2']) } : {}),
+  });
+  const status = (): PodStatus => {
+    const s: Record<string, unknown> = {};
+    if (rnd(4)) s.phase = pick(['Pending', 'Running']);
+    if (rnd(2)) s.startTime = pick(['s1', 's2']);
+    if (rnd(3) === 0) s.startTime = undefined;
+    if (rnd(2)) s.hostIP = pick(['10.0.0.1', '10.0.0.2']);
+    if (rnd(3) === 0) s.reason = undefined;
+    if (rnd(2)) s.containerStatuses = [{ name: 'app', ready: rnd(2) === 0, restartCount: 0, image: 'i', imageID: '', state: rnd(2) ? { running: {} } : { waiting: {} }, lastState: {} }];
+    if (rnd(5)) s.conditions = Array.from({ length: rnd(4) }, condition);
+    return s as PodStatus;
+  };
+  let equal = 0;
+  for (let i = 0; i < 5000; i++) {
+    const old = status();
+    const s = rnd(3) === 0 ? { ...old, conditions: old.conditions?.map((c) => ({ ...c, lastTransitionTime: 'other' })) } : status();
+    const startTime = old.startTime || s.startTime || 'now';
+    const next: PodStatus = { ...s, ...(s.conditions ? { conditions: s.conditions.map((c) => ({ ...c, lastTransitionTime: 'x' })) } : {}), startTime };
+    const want = isPodStatusByKubeletEqual(old, next);
+    if (want) equal++;
+    if (unchangedByKubelet(old, s, startTime) !== want) t.fail(`differs for old ${JSON.stringify(old)} status ${JSON.stringify(s)}`);
+  }
+  t.true(equal > 100, `both answers occur (${equal} equal of 5000)`);
 });

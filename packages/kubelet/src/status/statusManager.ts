@@ -52,14 +52,52 @@ export function mergePodStatus(oldStatus: PodStatus, newStatus: PodStatus): PodS
 
 /** `isPodStatusByKubeletEqual`. */
 export function isPodStatusByKubeletEqual(oldStatus: PodStatus, status: PodStatus): boolean {
-  for (const c of status.conditions ?? []) {
-    if (!podConditionByKubelet(c.type)) continue;
-    const oc = oldStatus.conditions?.find((x) => x.type === c.type);
-    if (!oc || oc.status !== c.status || oc.message !== c.message || oc.reason !== c.reason) return false;
-  }
+  if (!kubeletConditionsEqual(oldStatus, status)) return false;
   // deepEqual({ ...oldStatus, conditions: status.conditions }, status), without the copy (it ran
   // on every status update of every pod).
   return objectsEqualExcept(oldStatus as Record<string, unknown>, status as Record<string, unknown>, 'conditions');
+}
+
+/** The condition half of `isPodStatusByKubeletEqual`: each kubelet condition of `status` has its status, message and reason in `oldStatus`. */
+function kubeletConditionsEqual(oldStatus: PodStatus, status: PodStatus): boolean {
+  const conds = status.conditions;
+  if (conds === undefined) return true;
+  const olds = oldStatus.conditions;
+  for (let i = 0; i < conds.length; i++) {
+    const c = conds[i];
+    if (!podConditionByKubelet(c.type)) continue;
+    const oc = olds === undefined ? undefined : findCondition(olds, c.type);
+    if (!oc || oc.status !== c.status || oc.message !== c.message || oc.reason !== c.reason) return false;
+  }
+  return true;
+}
+
+/** The first condition of `type` (`conditions.find`, without a closure per call). */
+function findCondition(conditions: readonly PodCondition[], type: string): PodCondition | undefined {
+  for (let i = 0; i < conditions.length; i++) if (conditions[i].type === type) return conditions[i];
+  return undefined;
+}
+
+/**
+ * `isPodStatusByKubeletEqual(oldStatus, next)` for the status `updateStatusInternal` would build
+ * from `status` (its conditions with transition times, `startTime` set to `startTime`), without
+ * building it: the transition times are not compared, so only `startTime` differs from `status`.
+ * Exported for its test.
+ */
+export function unchangedByKubelet(oldStatus: PodStatus, status: PodStatus, startTime: string): boolean {
+  if (!kubeletConditionsEqual(oldStatus, status)) return false;
+  if (oldStatus.startTime !== startTime) return false;
+  const o = oldStatus as Record<string, unknown>;
+  const n = status as Record<string, unknown>;
+  let na = 0;
+  for (const k in o) {
+    if (o[k] === undefined || k === 'conditions' || k === 'startTime') continue;
+    na++;
+    if (!deepEqual(o[k], n[k])) return false;
+  }
+  let nb = 0;
+  for (const k in n) if (n[k] !== undefined && k !== 'conditions' && k !== 'startTime') nb++;
+  return na === nb;
 }
 
 /**
@@ -117,6 +155,11 @@ export class StatusManager {
   readonly podStatuses = new Map<string, VersionedPodStatus>();
   readonly apiStatusVersions = new Map<string, number>();
   private readonly channel: SyncRequest[] = [];
+  /**
+   * `needsReconcile`'s last answer per pod version, with the cached status it was for (weak: a
+   * pod version the kubelet no longer holds is not kept for it).
+   */
+  private readonly reconciled = new WeakMap<Pod, { status: PodStatus; needed: boolean }>();
   private busy = false;
   private tickPending = false;
   private started = false;
@@ -214,14 +257,28 @@ export class StatusManager {
     const cached = this.podStatuses.get(uid);
     const oldStatus = cached?.status ?? pod.status ?? {};
     if (!checkContainerStateTransition(oldStatus, status, pod.spec.restartPolicy ?? 'Always')) return false;
-    const now = this.deps.env.clock.format(this.deps.env.now());
-    const conditions = status.conditions?.map((c) => {
-      if (!podConditionByKubelet(c.type)) return c;
-      const oc = oldStatus.conditions?.find((x) => x.type === c.type);
-      return { ...c, lastTransitionTime: oc && oc.status === c.status && oc.lastTransitionTime ? oc.lastTransitionTime : now };
-    });
-    const next: PodStatus = { ...status, ...(conditions ? { conditions } : {}), startTime: oldStatus.startTime || status.startTime || now };
-    if (cached && isPodStatusByKubeletEqual(cached.status, next) && !forceUpdate) return false;
+    const env = this.deps.env;
+    // "Ignoring same status for pod": decided before the new status is built (most updates of a
+    // running pod change nothing); the formatted now is only needed when a time is missing.
+    const startTime = oldStatus.startTime || status.startTime || env.clock.format(env.now());
+    if (cached && !forceUpdate && unchangedByKubelet(cached.status, status, startTime)) return false;
+    let now: string | undefined;
+    let conditions: PodCondition[] | undefined;
+    if (status.conditions !== undefined) {
+      conditions = new Array<PodCondition>(status.conditions.length);
+      const olds = oldStatus.conditions;
+      for (let i = 0; i < status.conditions.length; i++) {
+        const c = status.conditions[i];
+        if (!podConditionByKubelet(c.type)) {
+          conditions[i] = c;
+          continue;
+        }
+        const oc = olds === undefined ? undefined : findCondition(olds, c.type);
+        const lastTransitionTime = oc && oc.status === c.status && oc.lastTransitionTime ? oc.lastTransitionTime : (now ??= env.clock.format(env.now()));
+        conditions[i] = { ...c, lastTransitionTime };
+      }
+    }
+    const next: PodStatus = { ...status, ...(conditions ? { conditions } : {}), startTime };
     const v: VersionedPodStatus = { status: next, version: (cached?.version ?? 0) + 1, podName: pod.metadata.name!, podNamespace: pod.metadata.namespace ?? 'default' };
     this.podStatuses.set(uid, v);
     if (this.channel.length >= CHANNEL_CAPACITY) return false; // the 10 s batch will catch it
@@ -265,11 +322,22 @@ export class StatusManager {
     return this.canBeDeleted(pod, status.status);
   }
 
-  /** `needsReconcile`: the pod manager's (API) status differs from the cache. */
+  /**
+   * `needsReconcile`: the pod manager's (API) status differs from the cache. Pod versions and
+   * cached statuses are immutable, so the answer for the same pair is remembered: the 10 s batch
+   * asks it of every pod, and a running pod's pair seldom changes between batches.
+   */
   private needsReconcile(uid: string, status: PodStatus): boolean {
     const pod = this.deps.getPodByUID(uid);
     if (!pod) return false;
-    return !isPodStatusByKubeletEqual(pod.status ?? {}, status);
+    const memo = this.reconciled.get(pod);
+    if (memo !== undefined && memo.status === status) return memo.needed;
+    const needed = !isPodStatusByKubeletEqual(pod.status ?? {}, status);
+    if (memo !== undefined) {
+      memo.status = status;
+      memo.needed = needed;
+    } else this.reconciled.set(pod, { status, needed });
+    return needed;
   }
 
   /** `canBeDeleted`: dts set, not a mirror pod, resources reclaimed. */
