@@ -571,7 +571,7 @@ export class Kubelet implements PodSyncer {
     // Running pods no pod worker owns and no source wants: killed (the predicate filters before
     // the RuntimePod is built, and runs for every pod before the first kill; the order of the
     // kills is the relist's).
-    const orphan = (uid: string): boolean => !possiblyRunning(uid) && !desired.has(uid);
+    const orphan = (uid: string): boolean => !desired.has(uid) && !possiblyRunning(uid);
     for (const rp of this.pleg.runningPods(orphan)) {
       (killed ??= new Set()).add(rp.uid);
       workers.updatePod({ updateType: 'SyncPodKill', runningPod: rp, killPodOptions: { podTerminationGracePeriodSecondsOverride: 1 } });
@@ -582,7 +582,7 @@ export class Kubelet implements PodSyncer {
     if (this.config.cgroupsPerQOS) {
       // Deleting the entry being visited is allowed during a Set iteration.
       for (const uid of this.podCgroups) {
-        if (possiblyRunning(uid) || desired.has(uid) || this.volumeManager.podVolumesExist(uid)) continue;
+        if (desired.has(uid) || possiblyRunning(uid) || this.volumeManager.podVolumesExist(uid)) continue;
         this.podCgroups.delete(uid);
       }
     }

@@ -133,6 +133,8 @@ const BACKOFF_ON_TRANSIENT_ERROR_US = 1_000_000;
 export class PodWorkers {
   readonly podSyncStatuses = new Map<string, PodSyncStatus>();
   private readonly lastUndeliveredWorkUpdate = new Map<string, PodWork>();
+  /** UIDs of the {@link podSyncStatuses} entries that are `finished` (a finished entry stays so until SyncKnownPods forgets it). */
+  private readonly finishedUids = new Set<string>();
   /** Set by the first SyncKnownPods (housekeeping after sources are ready). */
   podsSynced = false;
   readonly workQueue = new WorkQueue();
@@ -367,6 +369,7 @@ export class PodWorkers {
     if (s) {
       s.terminatedAt = this.env.now();
       s.finished = true;
+      this.finishedUids.add(uid);
       s.working = false;
     }
     this.lastUndeliveredWorkUpdate.delete(uid);
@@ -378,6 +381,7 @@ export class PodWorkers {
     const s = this.podSyncStatuses.get(uid);
     if (s) {
       s.finished = true;
+      this.finishedUids.add(uid);
       s.working = false;
     }
   }
@@ -414,12 +418,12 @@ export class PodWorkers {
    */
   syncKnownPods(desired: { has(uid: string): boolean }): void {
     this.podsSynced = true;
-    for (const [uid, s] of this.podSyncStatuses) {
-      if (!desired.has(uid) && s.finished) {
-        // removeTerminatedWorker: only finished workers are forgotten.
-        this.podSyncStatuses.delete(uid);
-        this.lastUndeliveredWorkUpdate.delete(uid);
-      }
+    // Only finished workers are forgotten (removeTerminatedWorker), so only they are visited.
+    for (const uid of this.finishedUids) {
+      if (desired.has(uid)) continue;
+      this.podSyncStatuses.delete(uid);
+      this.lastUndeliveredWorkUpdate.delete(uid);
+      this.finishedUids.delete(uid);
     }
   }
 
