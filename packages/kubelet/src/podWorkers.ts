@@ -238,13 +238,13 @@ export class PodWorkers {
 
     let workType: PodWorkType;
     let wasGracePeriodShortened = false;
-    let opts: UpdatePodOptions & { pod: Pod } = { ...options, pod };
+    // The work's options: `options` with the pod and the kill options this work type gets (one copy).
+    let killPodOptions: KillPodOptions | undefined;
     if (status.terminatedAt !== undefined) {
       // A runtime pod kill from a stale housekeeping view is ignored until the worker completes.
       if (isRuntimePod) return;
       workType = 'TerminatedPodWork';
       options.killPodOptions?.completed?.();
-      opts = { ...opts, killPodOptions: undefined };
     } else if (status.terminatingAt !== undefined) {
       workType = 'TerminatingPodWork';
       const kpo = options.killPodOptions ?? {};
@@ -254,13 +254,12 @@ export class PodWorkers {
       wasGracePeriodShortened = shortened;
       status.gracePeriod = gracePeriod;
       // Always set the grace period for syncTerminatingPod (never zero).
-      opts = { ...opts, killPodOptions: { ...kpo, podTerminationGracePeriodSecondsOverride: gracePeriod } };
+      killPodOptions = { ...kpo, podTerminationGracePeriodSecondsOverride: gracePeriod };
     } else {
       workType = 'SyncPodWork';
       options.killPodOptions?.completed?.();
-      opts = { ...opts, killPodOptions: undefined };
     }
-    let work: PodWork = { workType, options: opts };
+    let work: PodWork = { workType, options: { ...options, pod, killPodOptions } };
 
     if (!status.working) {
       status.working = true;

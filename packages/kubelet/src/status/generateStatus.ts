@@ -177,7 +177,8 @@ export function convertToAPIContainerStatuses(
   // probeManager.UpdatePodStatus: a running container has started once its startup probe
   // succeeded (at once without one); only a started container can be ready.
   return out.map((s) => {
-    const cid = (s.containerID ?? '').replace(/^containerd:\/\//, '');
+    const id = s.containerID ?? '';
+    const cid = id.startsWith('containerd://') ? id.slice('containerd://'.length) : id;
     const started = s.state.running !== undefined && (inputs.started?.(s.name, cid) ?? true);
     const ready = started && (inputs.readiness?.(s.name, cid) ?? true);
     return { ...s, started, ready };

@@ -278,7 +278,11 @@ export class StatusManager {
         conditions[i] = { ...c, lastTransitionTime };
       }
     }
-    const next: PodStatus = { ...status, ...(conditions ? { conditions } : {}), startTime };
+    // { ...status, conditions, startTime } in the same key order (an assignment keeps an existing
+    // key's place), without spreading a conditional literal, which builds a new shape per call.
+    const next: PodStatus = { ...status };
+    if (conditions !== undefined) next.conditions = conditions;
+    next.startTime = startTime;
     const v: VersionedPodStatus = { status: next, version: (cached?.version ?? 0) + 1, podName: pod.metadata.name!, podNamespace: pod.metadata.namespace ?? 'default' };
     this.podStatuses.set(uid, v);
     if (this.channel.length >= CHANNEL_CAPACITY) return false; // the 10 s batch will catch it
