@@ -34,6 +34,9 @@ export function podsDifferSemantically(existing: Pod, ref: Pod): boolean {
 
 type Kind = 'update' | 'reconcile' | 'delete' | 'none';
 
+/** The empty list mergeOne passes for the ops a single event cannot produce (never emitted: emit skips empty lists). */
+const NONE: Pod[] = [];
+
 /**
  * `checkAndUpdatePod`: classifies `ref` against the cached `existing` and returns the new cached
  * object (spec, labels, dts, dgps, status, annotations taken from `ref`; the rest kept).
@@ -111,7 +114,7 @@ export class PodStorage {
     let cache = this.pods.get(source);
     if (!cache) this.pods.set(source, (cache = new Map()));
     const existing = cache.get(uid);
-    const none: Pod[] = [];
+    const none = NONE;
     if (pod === undefined) {
       if (existing === undefined) return emit(source, first, none, none, none, none, none);
       cache.delete(uid);
