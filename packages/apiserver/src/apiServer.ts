@@ -40,7 +40,7 @@ import type {
   Status,
 } from '@podsim/api';
 import { DEFAULT_EPOCH_UNIX_SECONDS, Clock as ClockClass } from '@podsim/api';
-import { decodeDeleteOptions, decodeTyped } from './decode.js';
+import { decodeDeleteOptions, decodeTypedCopy } from './decode.js';
 import { admitDefaultTolerationSeconds, admitPodCreate, setDefaultsDeployment, setDefaultsNamespace, setDefaultsPod, setDefaultsReplicaSet } from './defaults.js';
 import {
   field,
@@ -495,10 +495,10 @@ export class ApiServer {
    */
   private decode(e: ResourceEntry, obj: unknown, mode: 'body' | 'patch' = 'body', name?: string): KubeObject | Status {
     if (!isPlainObject(obj)) return newBadRequest('the body of the request was in an unknown format - accepted media types include: application/json, application/yaml');
-    const o = deepClone(obj) as unknown as KubeObject;
     const { kind, apiVersion, resource } = e.store.opts;
-    const bad = decodeTyped(o as unknown as Record<string, unknown>, kind, apiVersion.split('/').pop()!, mode, { group: resource.group, kind }, name);
-    if (bad) return bad;
+    const d = decodeTypedCopy(obj, kind, apiVersion.split('/').pop()!, mode, { group: resource.group, kind }, name);
+    if (d.status) return d.status;
+    const o = d.object as unknown as KubeObject;
     if (!isPlainObject(o.metadata)) o.metadata = {};
     e.defaults?.(o);
     return o;
@@ -507,9 +507,9 @@ export class ApiServer {
   /** A private, type-checked copy of a subresource body (`Binding`, `Scale`). */
   private decodeSub(obj: unknown, kind: 'Binding' | 'Scale' | 'Eviction', mode: 'body' | 'patch' = 'body', name?: string): KubeObject | Status {
     if (!isPlainObject(obj)) return newBadRequest('the body of the request was in an unknown format - accepted media types include: application/json, application/yaml');
-    const o = deepClone(obj) as unknown as KubeObject;
     const gk = { group: kind === 'Scale' ? 'autoscaling' : kind === 'Eviction' ? 'policy' : '', kind };
-    return decodeTyped(o as unknown as Record<string, unknown>, kind, 'v1', mode, gk, name) ?? o;
+    const d = decodeTypedCopy(obj, kind, 'v1', mode, gk, name);
+    return d.status ?? (d.object as unknown as KubeObject);
   }
 
   /**
