@@ -438,7 +438,10 @@ export class ApiServer {
   /** The request context with the request's namespace (cluster-scoped resources ignore it). */
   private scoped(rctx: RequestContext, e: ResourceEntry, namespace: string | undefined): RequestContext {
     const ns = e.store.strategy.namespaceScoped ? namespace : undefined;
-    return ns === rctx.namespace ? rctx : { ...rctx, namespace: ns };
+    if (ns === rctx.namespace) return rctx;
+    // The fields named one by one: V8 spreads an object of closures on its slow path (~0.5 µs,
+    // against ~20 ns for the literal), once per request.
+    return { now: rctx.now, clock: rctx.clock, newId: rctx.newId, uuid: rctx.uuid, eventUuid: rctx.eventUuid, namespace: ns };
   }
 
   // ---- get / list -------------------------------------------------------------------------------
