@@ -607,7 +607,7 @@ const MISMATCH: unique symbol = Symbol('mismatch');
  * which names the first mismatch as before (the order in which this walk meets mismatches is
  * the body's key order, not the shape's, so it never picks the error).
  */
-function copyChecked(v: unknown, s: Shape): unknown {
+function copyChecked(v: unknown, s: Shape, keepKey?: string, keepValue?: unknown): unknown {
   if (v === null || v === undefined) return v;
   if (typeof s === 'string') {
     if (s === 'any') return deepClone(v);
@@ -654,6 +654,11 @@ function copyChecked(v: unknown, s: Shape): unknown {
   for (const k in o) {
     const x = o[k];
     if (x === undefined) continue;
+    // A field the caller hands over as it is (a stored, already decoded value; top level only).
+    if (k === keepKey && x === keepValue) {
+      out[k] = x;
+      continue;
+    }
     const fs = byName.get(k);
     // Unknown fields pass through untouched; a `null` field stays `null`.
     if (fs === undefined || x === null) {
@@ -691,7 +696,9 @@ export function hasTypedShape(kind: string): boolean {
 
 /**
  * {@link decodeTyped} of a private copy of `obj` (which is not touched): the copy, fixed up, or
- * the decoder's error. A valid body is copied and checked in one walk ({@link copyChecked});
+ * the decoder's error. `keep`: a top-level field whose value, when `obj` holds that very object,
+ * goes into the copy by reference, unchecked (a stored subtree the caller will not let anyone
+ * mutate; the slow path below copies it, as before). A valid body is copied and checked in one walk ({@link copyChecked});
  * one that does not check is copied and checked again as {@link decodeTyped} does, so the error
  * is the same. Kinds without a typed shape are only copied.
  */
@@ -702,10 +709,11 @@ export function decodeTypedCopy(
   mode: 'body' | 'patch',
   gk: GroupKind,
   name = '',
+  keep?: { readonly key: string; readonly value: object },
 ): { readonly object: Record<string, unknown>; readonly status?: undefined } | { readonly object?: undefined; readonly status: Status } {
   const shape = KINDS[kind];
   if (shape) {
-    const c = copyChecked(obj, shape);
+    const c = copyChecked(obj, shape, keep?.key, keep?.value);
     if (c !== MISMATCH) return { object: c as Record<string, unknown> };
   }
   const o = deepClone(obj);

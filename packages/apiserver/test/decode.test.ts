@@ -224,3 +224,18 @@ test('decodeTypedCopy (one walk that copies and checks) gives what deepClone + d
   t.deepEqual(c.object, other);
   t.not(c.object, other);
 });
+
+test('a pods/status patch that leaves the spec alone keeps the stored spec (shared, not copied; stored objects are frozen here); one that touches it is still decoded', (t) => {
+  const h = new Harness();
+  h.createPod('p');
+  const before = h.get('p').body as Pod;
+  const ok = h.req({ type: 'ApiPatch', resource: 'pods', namespace: 'default', name: 'p', subresource: 'status', patchType: 'strategic', patch: { status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] } } });
+  t.is(ok.code, 200);
+  const after = h.get('p').body as Pod;
+  t.is(after.status?.phase, 'Running');
+  t.is(after.spec, before.spec);
+  t.not(after.metadata.resourceVersion, before.metadata.resourceVersion);
+  const bad = h.req({ type: 'ApiPatch', resource: 'pods', namespace: 'default', name: 'p', subresource: 'status', patchType: 'strategic', patch: { spec: { containers: 'x' } } });
+  t.is(bad.code, 422);
+  t.regex(status(bad).message!, /Go struct field Pod\.spec\.containers of type \[\]v1\.Container/);
+});
