@@ -40,7 +40,7 @@ import type {
   Status,
 } from '@podsim/api';
 import { DEFAULT_EPOCH_UNIX_SECONDS, Clock as ClockClass } from '@podsim/api';
-import { decodeDeleteOptions, decodeTyped } from './decode.js';
+import { decodeDeleteOptions, decodeTypedCopy } from './decode.js';
 import { admitDefaultTolerationSeconds, admitPodCreate, setDefaultsDeployment, setDefaultsNamespace, setDefaultsPod, setDefaultsReplicaSet } from './defaults.js';
 import {
   field,
@@ -438,7 +438,10 @@ export class ApiServer {
   /** The request context with the request's namespace (cluster-scoped resources ignore it). */
   private scoped(rctx: RequestContext, e: ResourceEntry, namespace: string | undefined): RequestContext {
     const ns = e.store.strategy.namespaceScoped ? namespace : undefined;
-    return ns === rctx.namespace ? rctx : { ...rctx, namespace: ns };
+    if (ns === rctx.namespace) return rctx;
+    // The fields named one by one: V8 spreads an object of closures on its slow path (~0.5 µs,
+    // against ~20 ns for the literal), once per request.
+    return { now: rctx.now, clock: rctx.clock, newId: rctx.newId, uuid: rctx.uuid, eventUuid: rctx.eventUuid, namespace: ns };
   }
 
   // ---- get / list -------------------------------------------------------------------------------
@@ -493,23 +496,30 @@ export class ApiServer {
    * (`decode.ts`: 400, or 422 on field `patch` for a patched object), with defaults applied
    * (what the decoder does).
    */
-  private decode(e: ResourceEntry, obj: unknown, mode: 'body' | 'patch' = 'body', name?: string): KubeObject | Status {
+  private decode(e: ResourceEntry, obj: unknown, mode: 'body' | 'patch' = 'body', name?: string, storedSpec?: object): KubeObject | Status {
     if (!isPlainObject(obj)) return newBadRequest('the body of the request was in an unknown format - accepted media types include: application/json, application/yaml');
-    const o = deepClone(obj) as unknown as KubeObject;
     const { kind, apiVersion, resource } = e.store.opts;
-    const bad = decodeTyped(o as unknown as Record<string, unknown>, kind, apiVersion.split('/').pop()!, mode, { group: resource.group, kind }, name);
-    if (bad) return bad;
+    const keep = storedSpec ? { key: 'spec', value: storedSpec } : undefined;
+    const d = decodeTypedCopy(obj, kind, apiVersion.split('/').pop()!, mode, { group: resource.group, kind }, name, keep);
+    if (d.status) return d.status;
+    const o = d.object as unknown as KubeObject & { spec?: unknown };
     if (!isPlainObject(o.metadata)) o.metadata = {};
-    e.defaults?.(o);
+    if (storedSpec !== undefined && o.spec === storedSpec) {
+      // The stored spec, shared: the defaults must not write into it. They have nothing to do on
+      // it (it was defaulted when it was written) and the strategy drops it for the stored one.
+      o.spec = undefined;
+      e.defaults?.(o);
+      o.spec = storedSpec;
+    } else e.defaults?.(o);
     return o;
   }
 
   /** A private, type-checked copy of a subresource body (`Binding`, `Scale`). */
   private decodeSub(obj: unknown, kind: 'Binding' | 'Scale' | 'Eviction', mode: 'body' | 'patch' = 'body', name?: string): KubeObject | Status {
     if (!isPlainObject(obj)) return newBadRequest('the body of the request was in an unknown format - accepted media types include: application/json, application/yaml');
-    const o = deepClone(obj) as unknown as KubeObject;
     const gk = { group: kind === 'Scale' ? 'autoscaling' : kind === 'Eviction' ? 'policy' : '', kind };
-    return decodeTyped(o as unknown as Record<string, unknown>, kind, 'v1', mode, gk, name) ?? o;
+    const d = decodeTypedCopy(obj, kind, 'v1', mode, gk, name);
+    return d.status ?? (d.object as unknown as KubeObject);
   }
 
   /**
@@ -684,7 +694,13 @@ export class ApiServer {
           const patched = this.applyPatchTo(kind, existing, req.patch, req.name, rctx);
           // Fields this applier set before and no longer applies, owned by no one else, go (Updater.prune).
           if (kind === 'apply' && !req.subresource && !isStatus(patched)) removeFields(patched, droppedByApply(existing, req.patch, manager!, MERGE_KEYS));
-          const decoded = isStatus(patched) ? patched : this.decode(e, patched, 'patch', req.name);
+          // A status patch that left the spec alone: the status strategy replaces the decoded
+          // spec by the stored one (`specFromStored`), so the decoder need not copy it.
+          const keepSpec =
+            store.strategy.specFromStored && !isStatus(patched) && isPlainObject(patched) && isPlainObject((existing as { spec?: unknown }).spec) && patched.spec === (existing as { spec?: unknown }).spec
+              ? ((existing as { spec?: unknown }).spec as object)
+              : undefined;
+          const decoded = isStatus(patched) ? patched : this.decode(e, patched, 'patch', req.name, keepSpec);
           if (isStatus(decoded)) return decoded;
           // Mutating admission on UPDATE: DefaultTolerationSeconds (pods proper, not subresources).
           if (req.resource === 'pods' && !req.subresource) admitDefaultTolerationSeconds(decoded as Pod);

@@ -24,6 +24,8 @@ type Scalar = 'string' | 'bool' | 'int32' | 'int64' | 'intOrString' | 'quantity'
 interface Struct {
   readonly struct: string;
   readonly fields: Readonly<Record<string, Shape>>;
+  /** `fields` by name, for {@link copyChecked}'s per-key lookup (a Map: no prototype keys). */
+  readonly byName: ReadonlyMap<string, Shape>;
 }
 interface List {
   readonly list: Shape;
@@ -33,7 +35,7 @@ interface MapOf {
 }
 type Shape = Scalar | Struct | List | MapOf;
 
-const struct = (name: string, fields: Record<string, Shape>): Struct => ({ struct: name, fields });
+const struct = (name: string, fields: Record<string, Shape>): Struct => ({ struct: name, fields, byName: new Map(Object.entries(fields)) });
 const list = (s: Shape): List => ({ list: s });
 const mapOf = (s: Shape): MapOf => ({ map: s });
 
@@ -522,6 +524,13 @@ function fieldPath(path: string, k: string, track: boolean): string {
   return track ? (path === '' ? k : `${path}.${k}`) : '';
 }
 
+/**
+ * Time strings already found to parse (a pure function of the string): the same few timestamps
+ * (a second's creationTimestamp, startTime, lastTransitionTime) arrive in nearly every status
+ * write. Bounded: a run with many distinct times starts over.
+ */
+const VALID_TIMES = new Set<string>();
+
 /** {@link check}'s walk; without `track` a mismatch is reported with an empty path and message. */
 function walk(v: unknown, s: Shape, path: string, track: boolean): [string, string, boolean?] | undefined {
   if (v === null || v === undefined || s === 'any') return undefined;
@@ -533,8 +542,14 @@ function walk(v: unknown, s: Shape, path: string, track: boolean): [string, stri
       case 'time': {
         // metav1.Time's UnmarshalJSON → time.Parse(time.RFC3339, …) (apimachinery v0.22.8 time.go).
         if (typeof v !== 'string') return mismatch(v, s, path, track);
+        if (VALID_TIMES.has(v)) return undefined;
         const te = rfc3339ParseError(v);
-        return te === undefined ? undefined : track ? [path, te, true] : UNTRACKED;
+        if (te === undefined) {
+          if (VALID_TIMES.size >= 4096) VALID_TIMES.clear();
+          VALID_TIMES.add(v);
+          return undefined;
+        }
+        return track ? [path, te, true] : UNTRACKED;
       }
       case 'bool':
         return typeof v === 'boolean' ? undefined : mismatch(v, s, path, track);
@@ -581,6 +596,82 @@ function walk(v: unknown, s: Shape, path: string, track: boolean): [string, stri
 
 const UNTRACKED: [string, string] = ['', ''];
 
+/** {@link copyChecked}'s answer when the value does not check (never a JSON value). */
+const MISMATCH: unique symbol = Symbol('mismatch');
+
+/**
+ * A copy of `v` that checks against `s` as it is made: what {@link deepClone} followed by
+ * {@link check} gives for a valid value (same keys in the same order, `undefined` object fields
+ * dropped, `null` list and map elements replaced by their zero value), in one walk instead of
+ * two. {@link MISMATCH} when the value does not check; the caller then takes the two-pass path,
+ * which names the first mismatch as before (the order in which this walk meets mismatches is
+ * the body's key order, not the shape's, so it never picks the error).
+ */
+function copyChecked(v: unknown, s: Shape, keepKey?: string, keepValue?: unknown): unknown {
+  if (v === null || v === undefined) return v;
+  if (typeof s === 'string') {
+    if (s === 'any') return deepClone(v);
+    // The common scalars inline; the others (and every mismatch) as `walk` checks them.
+    if (s === 'string') return typeof v === 'string' ? v : MISMATCH;
+    if (s === 'bool') return typeof v === 'boolean' ? v : MISMATCH;
+    return walk(v, s, '', false) ? MISMATCH : v;
+  }
+  if ('list' in s) {
+    if (!Array.isArray(v)) return MISMATCH;
+    const el = s.list;
+    const out = new Array(v.length);
+    for (let i = 0; i < v.length; i++) {
+      const x = v[i];
+      if (x === null) {
+        out[i] = zero(el);
+        continue;
+      }
+      const c = copyChecked(x, el);
+      if (c === MISMATCH) return MISMATCH;
+      out[i] = c;
+    }
+    return out;
+  }
+  if (typeof v !== 'object' || Array.isArray(v)) return MISMATCH;
+  const o = v as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  if ('map' in s) {
+    const el = s.map;
+    for (const k in o) {
+      const x = o[k];
+      if (x === undefined) continue;
+      if (x === null) {
+        out[k] = zero(el);
+        continue;
+      }
+      const c = copyChecked(x, el);
+      if (c === MISMATCH) return MISMATCH;
+      out[k] = c;
+    }
+    return out;
+  }
+  const byName = s.byName;
+  for (const k in o) {
+    const x = o[k];
+    if (x === undefined) continue;
+    // A field the caller hands over as it is (a stored, already decoded value; top level only).
+    if (k === keepKey && x === keepValue) {
+      out[k] = x;
+      continue;
+    }
+    const fs = byName.get(k);
+    // Unknown fields pass through untouched; a `null` field stays `null`.
+    if (fs === undefined || x === null) {
+      out[k] = deepClone(x);
+      continue;
+    }
+    const c = copyChecked(x, fs);
+    if (c === MISMATCH) return MISMATCH;
+    out[k] = c;
+  }
+  return out;
+}
+
 /** encoding/json's "cannot unmarshal" error at `path` (a placeholder when paths are not tracked). */
 function mismatch(v: unknown, s: Shape, path: string, track: boolean): [string, string] {
   return track ? [path, `cannot unmarshal ${jsonKind(v)} into Go struct field ${path} of type ${typeName(s)}`] : UNTRACKED;
@@ -601,6 +692,33 @@ export function decodeProblem(obj: unknown, kind: string): { path: string; messa
 /** Whether {@link decodeTyped} knows `kind`. */
 export function hasTypedShape(kind: string): boolean {
   return KINDS[kind] !== undefined;
+}
+
+/**
+ * {@link decodeTyped} of a private copy of `obj` (which is not touched): the copy, fixed up, or
+ * the decoder's error. `keep`: a top-level field whose value, when `obj` holds that very object,
+ * goes into the copy by reference, unchecked (a stored subtree the caller will not let anyone
+ * mutate; the slow path below copies it, as before). A valid body is copied and checked in one walk ({@link copyChecked});
+ * one that does not check is copied and checked again as {@link decodeTyped} does, so the error
+ * is the same. Kinds without a typed shape are only copied.
+ */
+export function decodeTypedCopy(
+  obj: Record<string, unknown>,
+  kind: string,
+  version: string,
+  mode: 'body' | 'patch',
+  gk: GroupKind,
+  name = '',
+  keep?: { readonly key: string; readonly value: object },
+): { readonly object: Record<string, unknown>; readonly status?: undefined } | { readonly object?: undefined; readonly status: Status } {
+  const shape = KINDS[kind];
+  if (shape) {
+    const c = copyChecked(obj, shape, keep?.key, keep?.value);
+    if (c !== MISMATCH) return { object: c as Record<string, unknown> };
+  }
+  const o = deepClone(obj);
+  const bad = decodeTyped(o, kind, version, mode, gk, name);
+  return bad ? { status: bad } : { object: o };
 }
 
 /**

@@ -222,9 +222,14 @@ function mergeList(field: string, original: unknown, patch: unknown[], order: un
   }
   if (!key) return deepClone(patch);
   // `$patch: replace` anywhere in the list replaces it with the other items.
-  if (patch.some((p) => isPlainObject(p) && p.$patch === 'replace')) {
-    return patch.filter((p) => !(isPlainObject(p) && p.$patch === 'replace')).map((p) => deepClone(p));
+  let replace = false;
+  for (const p of patch) {
+    if (isPlainObject(p) && p.$patch === 'replace') {
+      replace = true;
+      break;
+    }
   }
+  if (replace) return patch.filter((p) => !(isPlainObject(p) && p.$patch === 'replace')).map((p) => deepClone(p));
   const out: unknown[] = Array.isArray(original) ? [...original] : [];
   // mergeSliceWithSpecialElements: delete and replace are the only directives in a list item.
   for (const item of patch) {
@@ -237,7 +242,14 @@ function mergeList(field: string, original: unknown, patch: unknown[], order: un
   for (const item of patch) {
     if (!isPlainObject(item)) return { patchError: `unable to find api field in struct for the list ${field}`, code: 400 };
     const k = item[key];
-    const idx = out.findIndex((o) => isPlainObject(o) && o[key] === k);
+    let idx = -1;
+    for (let i = 0; i < out.length; i++) {
+      const o = out[i];
+      if (isPlainObject(o) && o[key] === k) {
+        idx = i;
+        break;
+      }
+    }
     if (item.$patch === 'delete') {
       if (idx >= 0) out.splice(idx, 1);
       continue;
@@ -253,12 +265,37 @@ function mergeList(field: string, original: unknown, patch: unknown[], order: un
     }
   }
   if (order) {
-    const pos = (o: unknown) => order.findIndex((x) => isPlainObject(x) && isPlainObject(o) && x[key] === o[key]);
-    const inOrder = out.filter((o) => pos(o) >= 0).sort((a, b) => pos(a) - pos(b));
-    const rest = out.filter((o) => pos(o) < 0);
-    return [...inOrder, ...rest];
+    // The items the order names first, sorted by the position of the first order entry with
+    // their merge key (a stable sort: ties keep their place), then the others in place.
+    const positions = out.map((o) => orderPosition(order, key, o));
+    const inOrder: number[] = [];
+    const rest: unknown[] = [];
+    for (let i = 0; i < out.length; i++) {
+      if (positions[i] >= 0) inOrder.push(i);
+      else rest.push(out[i]);
+    }
+    inOrder.sort((a, b) => positions[a] - positions[b]);
+    const sorted: unknown[] = inOrder.map((i) => out[i]);
+    for (const o of rest) sorted.push(o);
+    return sorted;
   }
   return out;
+}
+
+/** Index of the first entry of `order` with `o`'s merge key value (-1: none, or `o` is not an object). */
+function orderPosition(order: readonly unknown[], key: string, o: unknown): number {
+  if (!isPlainObject(o)) return -1;
+  const v = o[key];
+  for (let i = 0; i < order.length; i++) {
+    const x = order[i];
+    if (isPlainObject(x) && x[key] === v) return i;
+  }
+  return -1;
+}
+
+/** A `$`-key that {@link strategicMergePatch} reads as a directive rather than a field. */
+function isDirectiveKey(k: string): boolean {
+  return k.charCodeAt(0) === 36 && (k === '$patch' || k === '$retainKeys' || k.startsWith('$setElementOrder/') || k.startsWith('$deleteFromPrimitiveList/'));
 }
 
 /**
@@ -275,14 +312,24 @@ export function strategicMergePatch(original: unknown, patch: unknown): unknown 
   // handleDirectiveInMergeMap: any other directive in a map (even `merge`) is ErrBadPatchType.
   if ('$patch' in patch) return badPatchType(patch.$patch, patch);
   const out: Record<string, unknown> = isPlainObject(original) ? { ...original } : {};
-  for (const [k, v] of Object.entries(patch)) {
-    if (k === '$patch' || k === '$retainKeys' || k.startsWith('$setElementOrder/') || k.startsWith('$deleteFromPrimitiveList/')) continue;
+  // Directive keys are rare (the kubelet's `$setElementOrder/conditions`); without any, the
+  // directive passes below are skipped.
+  let directives = false;
+  for (const k in patch) {
+    if (isDirectiveKey(k)) {
+      directives = true;
+      break;
+    }
+  }
+  for (const k in patch) {
+    if (directives && isDirectiveKey(k)) continue;
+    const v = patch[k];
     if (v === null) {
       delete out[k];
       continue;
     }
     if (Array.isArray(v)) {
-      const order = patch[`$setElementOrder/${k}`];
+      const order = directives ? patch[`$setElementOrder/${k}`] : undefined;
       const merged = mergeList(k, out[k], v, Array.isArray(order) ? order : undefined);
       if (isPatchError(merged)) return merged;
       out[k] = merged;
@@ -297,7 +344,9 @@ export function strategicMergePatch(original: unknown, patch: unknown): unknown 
     }
     out[k] = v;
   }
-  for (const [k, v] of Object.entries(patch)) {
+  if (!directives) return out;
+  for (const k in patch) {
+    const v = patch[k];
     if (k.startsWith('$deleteFromPrimitiveList/') && Array.isArray(v)) {
       const list = k.slice('$deleteFromPrimitiveList/'.length);
       if (Array.isArray(out[list])) out[list] = (out[list] as unknown[]).filter((x) => !v.includes(x));

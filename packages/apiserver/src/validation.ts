@@ -83,6 +83,27 @@ const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
  * prefix and `/`, then a name part of at most 63 characters. Error messages (empty = valid).
  */
 export function isQualifiedName(value: string): string[] {
+  if (VALID_QUALIFIED_NAMES.has(value)) return [];
+  const errs = qualifiedNameErrors(value);
+  if (errs.length === 0) remember(VALID_QUALIFIED_NAMES, value);
+  return errs;
+}
+
+/**
+ * Strings already found valid, so that the label and annotation keys every write of every object
+ * carries are matched against the regular expressions once (a pure function of the string;
+ * bounded, so a run with many distinct keys starts over).
+ */
+const VALID_QUALIFIED_NAMES = new Set<string>();
+const VALID_LABEL_VALUES = new Set<string>();
+const REMEMBERED_MAX = 4096;
+
+function remember(set: Set<string>, v: string): void {
+  if (set.size >= REMEMBERED_MAX) set.clear();
+  set.add(v);
+}
+
+function qualifiedNameErrors(value: string): string[] {
   const errs: string[] = [];
   const parts = value.split('/');
   let name: string;
@@ -103,6 +124,7 @@ export function isQualifiedName(value: string): string[] {
 
 /** `validation.IsValidLabelValue`: at most 63 characters of the label-value alphabet. */
 export function isValidLabelValue(v: string): string[] {
+  if (VALID_LABEL_VALUES.has(v)) return [];
   const errs: string[] = [];
   if (v.length > 63) errs.push('must be no more than 63 characters');
   if (!LABEL_VALUE.test(v)) {
@@ -110,6 +132,7 @@ export function isValidLabelValue(v: string): string[] {
       "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')",
     );
   }
+  if (errs.length === 0) remember(VALID_LABEL_VALUES, v);
   return errs;
 }
 

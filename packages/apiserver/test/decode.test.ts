@@ -7,6 +7,8 @@
 import test from 'ava';
 import type { ApiResult, Pod } from '@podsim/api';
 import { ApiServer } from '../src/apiServer.js';
+import { decodeTyped, decodeTypedCopy } from '../src/decode.js';
+import { deepClone } from '../src/objects.js';
 import { Harness, status } from './helpers.js';
 
 function patchPod(h: Harness, patchType: 'strategic' | 'merge' | 'json', patch: unknown): ApiResult {
@@ -173,3 +175,67 @@ for (const [what, resource, body, message] of [
     t.is(next.code, 200);
   });
 }
+
+test('decodeTypedCopy (one walk that copies and checks) gives what deepClone + decodeTyped gave: same copy, same first mismatch, input untouched', (t) => {
+  const gk = { group: '', kind: 'Pod' };
+  const valid = {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    unknownTop: { a: [1, null, { b: 2 }] },
+    metadata: { name: 'p', labels: { a: 'x', b: null }, finalizers: [null, 'f'], undef: undefined, managedFields: [{ manager: 'm', fieldsV1: { 'f:spec': {} } }, null] },
+    spec: {
+      containers: [null, { name: 'c', image: 'i', ports: [null, { containerPort: 80 }], resources: { requests: { cpu: '100m', memory: null }, limits: { cpu: 1 } }, extra: { deep: [null] } }],
+      nodeSelector: null,
+      tolerations: [{ key: 'k', tolerationSeconds: 300 }, undefined],
+    },
+    status: { conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: '2025-01-01T00:00:00Z', lastProbeTime: null }] },
+  };
+  const frozen = JSON.parse(JSON.stringify(valid)) as Record<string, unknown>;
+  const deepFreeze = (v: unknown): void => {
+    if (v !== null && typeof v === 'object') {
+      Object.freeze(v);
+      for (const x of Object.values(v)) deepFreeze(x);
+    }
+  };
+  for (const body of [valid as Record<string, unknown>, frozen]) {
+    const before = JSON.stringify(body);
+    deepFreeze(body);
+    const expected = deepClone(body);
+    t.is(decodeTyped(expected, 'Pod', 'v1', 'body', gk), undefined);
+    const got = decodeTypedCopy(body, 'Pod', 'v1', 'body', gk);
+    t.is(got.status, undefined);
+    t.deepEqual(got.object, expected);
+    // Key order too (JSON text), and the input is not touched (it is frozen: a write would throw).
+    t.is(JSON.stringify(got.object), JSON.stringify(expected));
+    t.is(JSON.stringify(body), before);
+    t.not(got.object, body);
+  }
+  // Two mismatches: the error names the first in the shape's order (spec before status), whatever the body's key order.
+  const bad = { status: { phase: 5 }, spec: { containers: [{ name: 1 }] }, metadata: { name: 'p' } };
+  for (const mode of ['body', 'patch'] as const) {
+    const want = decodeTyped(deepClone(bad), 'Pod', 'v1', mode, gk, 'p');
+    t.truthy(want);
+    t.deepEqual(decodeTypedCopy(bad, 'Pod', 'v1', mode, gk, 'p').status, want);
+  }
+  t.regex(decodeTypedCopy(bad, 'Pod', 'v1', 'body', gk).status!.message!, /Pod\.spec\.containers\[0\]\.name of type string/);
+  // A kind without a typed shape is copied unchecked.
+  const other = { kind: 'Thing', spec: { x: [null] } };
+  const c = decodeTypedCopy(other, 'Thing', 'v1', 'body', { group: '', kind: 'Thing' });
+  t.deepEqual(c.object, other);
+  t.not(c.object, other);
+});
+
+test('a pods/status patch that leaves the spec alone keeps the stored spec (shared, not copied; stored objects are frozen here); one that touches it is still decoded', (t) => {
+  const h = new Harness();
+  h.createPod('p');
+  const before = h.get('p').body as Pod;
+  const ok = h.req({ type: 'ApiPatch', resource: 'pods', namespace: 'default', name: 'p', subresource: 'status', patchType: 'strategic', patch: { status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] } } });
+  t.is(ok.code, 200);
+  const after = h.get('p').body as Pod;
+  t.is(after.status?.phase, 'Running');
+  t.is(after.spec, before.spec);
+  t.not(after.metadata.resourceVersion, before.metadata.resourceVersion);
+  const bad = h.req({ type: 'ApiPatch', resource: 'pods', namespace: 'default', name: 'p', subresource: 'status', patchType: 'strategic', patch: { spec: { containers: 'x' } } });
+  t.is(bad.code, 422);
+  t.regex(status(bad).message!, /Go struct field Pod\.spec\.containers of type \[\]v1\.Container/);
+});

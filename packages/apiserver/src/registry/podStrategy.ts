@@ -78,4 +78,5 @@ export const podStatusStrategy: RESTStrategy<Pod> = {
     else delete pod.metadata.ownerReferences;
   },
   validateUpdate: validatePodStatusUpdate,
+  specFromStored: true,
 };

@@ -39,6 +39,11 @@ export interface RESTStrategy<T extends KubeObject = KubeObject> {
   prepareForCreate(obj: T, rctx: RequestContext): void;
   /** Clears fields users may not change on update (main resource: status; status subresource: spec). */
   prepareForUpdate(obj: T, old: T): void;
+  /**
+   * `prepareForUpdate` sets `spec` to the stored object's (the status strategies). A patch that
+   * leaves the spec untouched then hands the stored spec to the decoder, which does not copy it.
+   */
+  readonly specFromStored?: boolean;
   validate(obj: T): FieldError[];
   validateUpdate(obj: T, old: T): FieldError[];
   /**

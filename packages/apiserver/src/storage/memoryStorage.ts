@@ -39,8 +39,22 @@ export function keyPrefix(key: string): string {
   return b < 0 ? key.slice(a + 1) : key.slice(a + 1, b);
 }
 
+/**
+ * A fresh top level and `metadata` with `resourceVersion` = `rv` (same keys in the same order as
+ * `{ ...obj, metadata: { ...obj.metadata, resourceVersion } }`). Copied key by key: a spread site
+ * that sees the metadata of every kind (and metadata a `delete` turned into a dictionary) runs
+ * V8's megamorphic clone (~1 µs), the loop a fraction of it; the copies get fast properties.
+ */
 function stamp(obj: KubeObject, rv: number): KubeObject {
-  return { ...obj, metadata: { ...obj.metadata, resourceVersion: String(rv) } };
+  const src = obj.metadata as Record<string, unknown>;
+  const meta: Record<string, unknown> = {};
+  for (const k in src) meta[k] = src[k];
+  meta.resourceVersion = String(rv);
+  const top = obj as unknown as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const k in top) out[k] = k === 'metadata' ? meta : top[k];
+  if (!('metadata' in out)) out.metadata = meta;
+  return out as unknown as KubeObject;
 }
 
 /** Deep-freezes a JSON value (debug aid: any later mutation of a stored object throws). */

@@ -90,6 +90,15 @@ function convertToWatchEvent(w: Watcher, view: EventView): { type: WatchEventTyp
   return undefined;
 }
 
+/** One (type, format) group of a dispatch. */
+interface Group {
+  readonly type: WatchEventType;
+  readonly format: string;
+  readonly object: KubeObject;
+  readonly sample: Watcher;
+  readonly recipients: Map<ActorId, string[]>;
+}
+
 /** How a watcher wants objects rendered (one body per distinct format). */
 function formatKey(w: Watcher): string {
   return w.asTable ? `T${w.wide ? 1 : 0}${w.includeObject}` : 'J';
@@ -163,19 +172,33 @@ export class Cacher {
     return idx;
   }
 
-  /** Candidate watchers for an event: unindexed, its namespace's, and the index hits of old and new state. */
-  private candidates(view: EventView): Iterable<Watcher> {
+  /**
+   * Candidate watchers for an event: unindexed, its namespace's, and the index hits of old and
+   * new state, in that order. `add` puts each watcher in exactly one of these sets (`all`, one
+   * namespace's, or one value of one indexed field), and an event reads one namespace and two
+   * distinct values at most per field, so the sets are disjoint: a list, no de-duplication.
+   */
+  private candidates(view: EventView): readonly Watcher[] {
     const idx = this.byPrefix.get(view.ev.prefix);
     if (!idx) return [];
-    const out = new Set<Watcher>(idx.all);
+    const out: Watcher[] = [];
+    for (const w of idx.all) out.push(w);
     const ns = (view.ev.object.metadata.namespace ?? view.ev.prevObject?.metadata.namespace) as string | undefined;
-    if (ns !== undefined) for (const w of idx.byNamespace.get(ns) ?? []) out.add(w);
+    if (ns !== undefined) {
+      const s = idx.byNamespace.get(ns);
+      if (s) for (const w of s) out.push(w);
+    }
     for (const [f, m] of idx.byField) {
+      if (m.size === 0) continue;
       const cur = view.fieldsOf('cur')[f] ?? '';
-      for (const w of m.get(cur) ?? []) out.add(w);
+      const sc = m.get(cur);
+      if (sc) for (const w of sc) out.push(w);
       if (view.ev.prevObject) {
         const prev = view.fieldsOf('prev')[f] ?? '';
-        if (prev !== cur) for (const w of m.get(prev) ?? []) out.add(w);
+        if (prev !== cur) {
+          const sp = m.get(prev);
+          if (sp) for (const w of sp) out.push(w);
+        }
       }
     }
     return out;
@@ -187,22 +210,29 @@ export class Cacher {
    */
   dispatch(ev: StorageEvent, resource: string, nowUs: VirtualTime, clock: Clock): WatchDelivery[] {
     const view = new EventView(ev, resource);
-    // group key → recipients (client → matched ids) with the event to send
-    const groups = new Map<string, { type: WatchEventType; object: KubeObject; sample: Watcher; recipients: Map<ActorId, string[]> }>();
+    // (type, format) groups in order of their first watcher: recipients (client → matched ids)
+    // with the event to send. A handful per event, so a list searched in order.
+    const groups: Group[] = [];
     for (const w of this.candidates(view)) {
       const e = convertToWatchEvent(w, view);
       if (!e) continue;
-      const key = `${e.type}|${formatKey(w)}`;
-      let g = groups.get(key);
-      if (!g) groups.set(key, (g = { type: e.type, object: e.object, sample: w, recipients: new Map() }));
+      const fk = w.asTable ? formatKey(w) : 'J';
+      let g: Group | undefined;
+      for (const x of groups) {
+        if (x.type === e.type && x.format === fk) {
+          g = x;
+          break;
+        }
+      }
+      if (!g) groups.push((g = { type: e.type, format: fk, object: e.object, sample: w, recipients: new Map() }));
       const ids = g.recipients.get(w.client);
       if (ids) ids.push(w.watchId);
       else g.recipients.set(w.client, [w.watchId]);
     }
     const out: WatchDelivery[] = [];
-    for (const g of groups.values()) {
+    for (const g of groups) {
       const object = g.sample.asTable ? this.render(g.sample, g.object, resource, nowUs, clock) : g.object;
-      out.push(...this.split(g.recipients, g.type, object));
+      this.split(g.recipients, g.type, object, out);
     }
     return out;
   }
@@ -211,13 +241,18 @@ export class Cacher {
    * Builds the bodies for one group: a shared body for every recipient whose own watch ids do
    * not collide with the group's id set, and a private body for each recipient that would.
    */
-  private split(recipients: Map<ActorId, string[]>, type: WatchEventType, object: unknown): WatchDelivery[] {
+  private split(recipients: Map<ActorId, string[]>, type: WatchEventType, object: unknown, into: WatchDelivery[]): void {
+    const event = { type, object } as ApiWatchEvent['event'];
+    if (recipients.size === 1) {
+      // One recipient: its ids are the group's, nothing can collide.
+      for (const [client, ids] of recipients) into.push({ to: [client], body: { type: 'ApiWatchEvent', watchIds: ids, event } });
+      return;
+    }
     const idSet = new Set<string>();
     for (const ids of recipients.values()) for (const id of ids) idSet.add(id);
     const shared: ActorId[] = [];
     const sharedIds: string[] = [];
     const out: WatchDelivery[] = [];
-    const event = { type, object } as ApiWatchEvent['event'];
     for (const [client, ids] of recipients) {
       let collides = false;
       for (const id of this.byClient.get(client)?.keys() ?? []) {
@@ -233,8 +268,8 @@ export class Cacher {
         for (const id of ids) if (!sharedIds.includes(id)) sharedIds.push(id);
       }
     }
-    if (shared.length) out.unshift({ to: shared, body: { type: 'ApiWatchEvent', watchIds: sharedIds, event } });
-    return out;
+    if (shared.length) into.push({ to: shared, body: { type: 'ApiWatchEvent', watchIds: sharedIds, event } });
+    for (const d of out) into.push(d);
   }
 
   private render(w: Watcher, obj: KubeObject, resource: string, nowUs: VirtualTime, clock: Clock): unknown {
