@@ -81,17 +81,12 @@ class TimeoutFifo {
  * message is one object from send to delivery: its queue entry (key `a, f, q, t`: time, source
  * actor, source sequence, destination actor; engine faults have source −1), its
  * {@link WireEnvelope} (handed as is to `routeRemote`, which reads the wire fields only) and,
- * once delivered, the {@link Envelope} its actor receives (`from` … `requestId`, filled in by
- * `deliver`). That is one allocation per message instead of three (GC: issue #19).
+ * once delivered, the {@link Envelope} its actor receives (`from` and `to` filled in by `deliver`,
+ * the other fields read through getters). That is one allocation per message instead of three (GC: issue #19).
  */
 class QueuedEvent implements WireEnvelope, Envelope {
   from: ActorId = '';
   to: ActorId = '';
-  sentAt = 0;
-  at = 0;
-  seq = 0;
-  body: Message;
-  requestId: number | undefined = undefined;
   constructor(
     readonly a: number,
     readonly f: number,
@@ -107,8 +102,24 @@ class QueuedEvent implements WireEnvelope, Envelope {
     readonly u: number | undefined,
     readonly p: number | undefined,
     readonly i: number | undefined,
-  ) {
-    this.body = b;
+  ) {}
+
+  // The rest of the Envelope reads the wire fields (no storage per event; a structured clone of
+  // the event, as for the mailbox core's injections, copies the wire fields only).
+  get sentAt(): VirtualTime {
+    return this.s;
+  }
+  get at(): VirtualTime {
+    return this.a;
+  }
+  get seq(): number {
+    return this.q;
+  }
+  get body(): Message {
+    return this.b;
+  }
+  get requestId(): number | undefined {
+    return this.r === undefined ? undefined : this.r * 65536 + (this.fi ?? 0);
   }
 }
 
@@ -529,10 +540,6 @@ export class HostCore {
     const env: Envelope = e;
     e.from = this.actorIds[e.f];
     e.to = la.id;
-    e.sentAt = e.s;
-    e.at = e.a;
-    e.seq = e.q;
-    e.requestId = e.r === undefined ? undefined : e.r * 65536 + (e.fi ?? 0);
     try {
       if (e.p !== undefined) {
         if (e.i !== la.incarnation) {
