@@ -55,20 +55,20 @@ export class MinHeap<T> {
 /** What {@link EventHeap} orders: the engine's global event key. */
 export interface EventKey {
   /** Virtual time, µs. */
-  readonly a: number;
+  readonly at: number;
   /** Source actor index (−1 for engine faults). */
-  readonly f: number;
+  readonly src: number;
   /** Source sequence number. */
-  readonly q: number;
+  readonly seq: number;
   /** Destination actor index. */
-  readonly t: number;
+  readonly dst: number;
 }
 
 function keyLess(x: EventKey, y: EventKey): boolean {
-  if (x.a !== y.a) return x.a < y.a;
-  if (x.f !== y.f) return x.f < y.f;
-  if (x.q !== y.q) return x.q < y.q;
-  return x.t < y.t;
+  if (x.at !== y.at) return x.at < y.at;
+  if (x.src !== y.src) return x.src < y.src;
+  if (x.seq !== y.seq) return x.seq < y.seq;
+  return x.dst < y.dst;
 }
 
 /** The engine's event queue: a min-heap on {@link EventKey}. */

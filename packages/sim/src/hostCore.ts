@@ -72,69 +72,23 @@ class TimeoutFifo {
       this.items = items.slice(this.head);
       this.head = 0;
     }
-    return this.head < this.items.length ? this.items[this.head]!.a : NEVER;
+    return this.head < this.items.length ? this.items[this.head]!.at : NEVER;
   }
 }
 
-/**
- * One queued event; a class so that every entry has the same shape (the heap's hot loop). A
- * message is one object from send to delivery: its queue entry (key `a, f, q, t`: time, source
- * actor, source sequence, destination actor; engine faults have source −1), its
- * {@link WireEnvelope} (handed as is to `routeRemote`, which reads the wire fields only) and,
- * once delivered, the {@link Envelope} its actor receives (`from` and `to` filled in by `deliver`,
- * the other fields read through getters). That is one allocation per message instead of three (GC: issue #19).
- */
-class QueuedEvent implements WireEnvelope, Envelope {
-  from: ActorId = '';
-  to: ActorId = '';
+/** One queued event; a class so that every entry has the same shape (the heap's hot loop). */
+class QueuedEvent {
   constructor(
-    readonly a: number,
-    readonly f: number,
-    readonly q: number,
-    readonly t: number,
+    readonly at: number,
+    readonly src: number,
+    readonly seq: number,
+    readonly dst: number,
     readonly kind: number,
+    readonly env: WireEnvelope | undefined,
     readonly timer: TimerEntry | undefined,
     readonly fault: number,
-    readonly s: number,
-    readonly b: Message,
-    readonly r: number | undefined,
-    readonly fi: number | undefined,
-    readonly u: number | undefined,
-    readonly p: number | undefined,
-    readonly i: number | undefined,
   ) {}
-
-  // The rest of the Envelope reads the wire fields (no storage per event; a structured clone of
-  // the event, as for the mailbox core's injections, copies the wire fields only).
-  get sentAt(): VirtualTime {
-    return this.s;
-  }
-  get at(): VirtualTime {
-    return this.a;
-  }
-  get seq(): number {
-    return this.q;
-  }
-  get body(): Message {
-    return this.b;
-  }
-  get requestId(): number | undefined {
-    return this.r === undefined ? undefined : this.r * 65536 + (this.fi ?? 0);
-  }
 }
-
-/** A queued message (local or remote). */
-function msgEvent(a: number, f: number, q: number, t: number, s: number, b: Message, r?: number, fi?: number, u?: number, p?: number, i?: number): QueuedEvent {
-  return new QueuedEvent(a, f, q, t, EV_MSG, undefined, -1, s, b, r, fi, u, p, i);
-}
-
-/** A queued timer, crash or restart (no message). */
-function engineEvent(a: number, f: number, q: number, t: number, kind: number, timer: TimerEntry | undefined, fault: number): QueuedEvent {
-  return new QueuedEvent(a, f, q, t, kind, timer, fault, 0, NO_BODY, undefined, undefined, undefined, undefined, undefined);
-}
-
-/** The body of an event that carries no message (never read). */
-const NO_BODY: Message = Object.freeze({ type: '' });
 
 interface PendingRequest {
   cb: (reply: Message, env: Envelope | undefined) => void;
@@ -346,7 +300,7 @@ export class HostCore {
 
   /** Time of the earliest queued event (NEVER if none). */
   nextEventTime(): VirtualTime {
-    return Math.min(this.queue.peek()?.a ?? NEVER, this.nextTimeoutAt);
+    return Math.min(this.queue.peek()?.at ?? NEVER, this.nextTimeoutAt);
   }
 
   /**
@@ -360,7 +314,7 @@ export class HostCore {
       }
       // A decoded multicast body is shared by this host's recipients: freeze it as a local one.
       if (this.freezeBodies) deepFreezeBody(e.b);
-      this.queue.push(msgEvent(e.a, e.f, e.q, e.t, e.s, e.b, e.r, e.fi, e.u, e.p, e.i));
+      this.queue.push(new QueuedEvent(e.a, e.f, e.q, e.t, EV_MSG, e, undefined, -1));
     }
   }
 
@@ -379,13 +333,13 @@ export class HostCore {
       // cluster (a controller sync over 20k pods) can take a tenth of a second.
       if (interrupted !== undefined && n > 0 && interrupted()) break;
       let top = this.queue.peek();
-      if (this.nextTimeoutAt <= (top ? top.a : bound)) {
-        this.migrateTimeouts(top ? top.a : bound);
+      if (this.nextTimeoutAt <= (top ? top.at : bound)) {
+        this.migrateTimeouts(top ? top.at : bound);
         top = this.queue.peek();
       }
-      if (!top || top.a >= bound || top.a >= this.stopAt || top.a >= this.windowCap) break;
+      if (!top || top.at >= bound || top.at >= this.stopAt || top.at >= this.windowCap) break;
       this.queue.pop();
-      this.now = top.a;
+      this.now = top.at;
       this.dispatch(top);
       n++;
     }
@@ -411,7 +365,8 @@ export class HostCore {
    * `seq`, which must increase). Used while the run is paused.
    */
   injectFrom(from: ActorId, to: ActorId, body: Message, seq: number, at: VirtualTime): void {
-    this.route(msgEvent(at, this.index(from), seq, this.index(to), at, body));
+    const e: WireEnvelope = { f: this.index(from), t: this.index(to), s: at, a: at, q: seq, b: body, r: undefined, fi: undefined, u: undefined, p: undefined, i: undefined };
+    this.route(e);
   }
 
   // ---- internals -------------------------------------------------------------------------
@@ -475,17 +430,17 @@ export class HostCore {
     if (idx === undefined) throw new Error(`crash fault names unknown actor ${f.actor}`);
     if (!this.locals[idx]) return;
     const at = Math.max(f.atUs, this.now);
-    this.queue.push(engineEvent(at, -1, 2 * i, idx, EV_CRASH, undefined, i));
+    this.queue.push(new QueuedEvent(at, -1, 2 * i, idx, EV_CRASH, undefined, undefined, i));
     if (f.restartAfterUs !== undefined) {
-      this.queue.push(engineEvent(at + f.restartAfterUs, -1, 2 * i + 1, idx, EV_RESTART, undefined, i));
+      this.queue.push(new QueuedEvent(at + f.restartAfterUs, -1, 2 * i + 1, idx, EV_RESTART, undefined, undefined, i));
     }
   }
 
   private dispatch(ev: QueuedEvent): void {
-    const la = this.locals[ev.t]!;
+    const la = this.locals[ev.dst]!;
     switch (ev.kind) {
       case EV_MSG:
-        return this.deliver(la, ev);
+        return this.deliver(la, ev.env!);
       case EV_TIMER:
         return this.fireTimer(la, ev.timer!);
       case EV_CRASH: {
@@ -515,7 +470,7 @@ export class HostCore {
     }
   }
 
-  private deliver(la: LocalActor, e: QueuedEvent): void {
+  private deliver(la: LocalActor, e: WireEnvelope): void {
     const type = e.b.type;
     if (la.actor === null || e.s < la.startedAt) {
       const why = la.actor === null ? 'down' : 'stale';
@@ -536,10 +491,15 @@ export class HostCore {
     la.digest.num(this.typeHash(type));
     this.currentActor = la.id;
     this.currentType = type;
-    // The event becomes the actor's Envelope (no second object).
-    const env: Envelope = e;
-    e.from = this.actorIds[e.f];
-    e.to = la.id;
+    const env: Envelope = {
+      from: this.actorIds[e.f],
+      to: la.id,
+      sentAt: e.s,
+      at: e.a,
+      seq: e.q,
+      body: e.b,
+      requestId: e.r === undefined ? undefined : e.r * 65536 + (e.fi ?? 0),
+    };
     try {
       if (e.p !== undefined) {
         if (e.i !== la.incarnation) {
@@ -694,7 +654,7 @@ export class HostCore {
         la.seq++;
         if (unreachable) {
           const failed: RequestUnavailable = { type: 'RequestUnavailable', to: this.actorIds[to], request: body.type, reason: 'unreachable' };
-          this.route(msgEvent(this.now + l.minUs, la.idx, la.seq++, la.idx, this.now, failed, undefined, undefined, undefined, r, senderIncarnation));
+          this.route({ f: la.idx, t: la.idx, s: this.now, a: this.now + l.minUs, q: la.seq++, b: failed, r: undefined, fi: undefined, u: undefined, p: r, i: senderIncarnation });
         }
         return;
       } else {
@@ -720,22 +680,22 @@ export class HostCore {
     if (at < l.lastAt) at = l.lastAt;
     l.lastAt = at;
     // Every envelope gets all fields, so that the hot paths see one object shape.
-    const e = msgEvent(at, la.idx, la.seq++, to, this.now, body, r, fi, u, p, i);
+    const e: WireEnvelope = { f: la.idx, t: to, s: this.now, a: at, q: la.seq++, b: body, r, fi, u, p, i };
     this.route(e);
     if (duplicateDelay >= 0) {
       this.record(la, 'fault.duplicate', `duplicated ${body.type} to ${this.actorIds[to]}`, undefined);
       const at2 = at + duplicateDelay;
       l.lastAt = Math.max(l.lastAt, at2);
-      this.route(msgEvent(at2, la.idx, la.seq++, to, this.now, body, r, fi, u, p, i));
+      this.route({ ...e, a: at2, q: la.seq++ });
     }
   }
 
-  private route(e: QueuedEvent): void {
+  private route(e: WireEnvelope): void {
     // Frozen when sent, so that a sender that changes a body after sending throws too (on one
     // thread the receiver would see the change; across threads it would not).
     if (this.freezeBodies) deepFreezeBody(e.b);
     this.messagesSent++;
-    if (this.locals[e.t]) this.queue.push(e);
+    if (this.locals[e.t]) this.queue.push(new QueuedEvent(e.a, e.f, e.q, e.t, EV_MSG, e, undefined, -1));
     else if (this.opts.routeRemote) this.opts.routeRemote(e);
     else throw new Error(`no route to actor ${this.actorIds[e.t]}`);
   }
@@ -745,7 +705,7 @@ export class HostCore {
     const t: TimerEntry = { id: la.nextTimer++, inc: la.incarnation, cancelled: false, payload, requestId, fifo: undefined };
     la.timers.set(t.id, t);
     const d = Math.floor(delayUs);
-    const ev = engineEvent(this.now + d, la.idx, la.seq++, la.idx, EV_TIMER, t, -1);
+    const ev = new QueuedEvent(this.now + d, la.idx, la.seq++, la.idx, EV_TIMER, undefined, t, -1);
     if (requestId === undefined) {
       this.queue.push(ev);
       return t;
@@ -754,7 +714,7 @@ export class HostCore {
     if (!f) this.timeoutFifos.set(d, (f = new TimeoutFifo()));
     f.items.push(ev);
     t.fifo = f;
-    if (ev.a < this.nextTimeoutAt) this.nextTimeoutAt = ev.a;
+    if (ev.at < this.nextTimeoutAt) this.nextTimeoutAt = ev.at;
     return t;
   }
 
@@ -786,7 +746,7 @@ export class HostCore {
         t.fifo = undefined;
         const head = f.items[f.head];
         if (head !== undefined && head.timer === t) {
-          const was = head.a;
+          const was = head.at;
           const at = f.firstAt();
           if (was === this.nextTimeoutAt && at !== was) this.nextTimeoutAt = this.earliestTimeout();
         }
