@@ -77,6 +77,11 @@ export class CriFaultBook {
    * Applies the faults to one call `call` received at `now`; counts attempts. `target` says what
    * the call is about (image normalized); it is only computed when a fault could apply.
    */
+  /** No faults at all: every call is fault-free (lets the caller skip building `target`). */
+  get empty(): boolean {
+    return this.faults.length === 0;
+  }
+
   check(call: cri.CriCallName, target: () => CallTarget, now: VirtualTime): FaultOutcome {
     if (this.faults.length === 0) return NO_FAULT;
     let error: CriError | undefined;
@@ -97,7 +102,8 @@ export class CriFaultBook {
   }
 }
 
-const NO_FAULT: FaultOutcome = { delayUs: 0, faults: [] };
+/** The outcome of a call no fault applies to (shared, never mutated). */
+export const NO_FAULT: FaultOutcome = { delayUs: 0, faults: [] };
 
 function matches(f: CriFault, t: CallTarget): boolean {
   if (f.podName !== undefined && f.podName !== t.pod?.name) return false;

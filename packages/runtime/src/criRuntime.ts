@@ -30,7 +30,7 @@ import {
   sampleUs,
   seconds,
 } from '@podsim/api';
-import { type CallTarget, type CriFault, type FaultOutcome, CriFaultBook, validateCriFaults } from './criFaults.js';
+import { type CallTarget, type CriFault, type FaultOutcome, CriFaultBook, NO_FAULT, validateCriFaults } from './criFaults.js';
 import { planExec } from './execCommand.js';
 import { normalizeImage } from './images.js';
 import { HostLocalIpam, parseCidr } from './ipam.js';
@@ -148,6 +148,10 @@ interface SandboxRec {
   teardownAt: VirtualTime;
   /** The last `PodSandbox` view handed out (list results are immutable messages); rebuilt when the state changed. */
   view: cri.PodSandbox | undefined;
+  /** The last PodSandboxStatus answer, with the view and IP it was built from (reused while both are unchanged). */
+  statusReply: cri.PodSandboxStatusResult | undefined;
+  statusView: cri.PodSandbox | undefined;
+  statusIp: string | undefined;
 }
 
 interface StopWaiter<T> {
@@ -194,11 +198,15 @@ interface ContainerRec<T> {
   hostPorts: readonly string[];
   /** The last `Container` view handed out; rebuilt when the state changed (every other field is fixed). */
   view: cri.Container | undefined;
+  /** The last ContainerStatus answer; handed out again while its view and exit fields are unchanged. */
+  statusReply: cri.ContainerStatusResult | undefined;
+  /** The view `statusReply` was built from (a new view means the state changed). */
+  statusView: cri.Container | undefined;
 }
 
 /** A container record's fields that belong to a live process (signals, timers, waiters, ports): empty for a new or recovered record. */
-function noProcessState<T>(): Pick<ContainerRec<T>, 'termSignalledAt' | 'crashTimer' | 'termTimer' | 'stops' | 'execs' | 'hostPorts' | 'view'> {
-  return { termSignalledAt: undefined, crashTimer: undefined, termTimer: undefined, stops: new Set(), execs: new Set(), hostPorts: [], view: undefined };
+function noProcessState<T>(): Pick<ContainerRec<T>, 'termSignalledAt' | 'crashTimer' | 'termTimer' | 'stops' | 'execs' | 'hostPorts' | 'view' | 'statusReply' | 'statusView'> {
+  return { termSignalledAt: undefined, crashTimer: undefined, termTimer: undefined, stops: new Set(), execs: new Set(), hostPorts: [], view: undefined, statusReply: undefined, statusView: undefined };
 }
 
 /**
@@ -375,6 +383,9 @@ export class CriRuntime<T> {
         teardownTimer: undefined,
         teardownAt: NEVER,
         view: undefined,
+        statusReply: undefined,
+        statusView: undefined,
+        statusIp: undefined,
       };
       if (s.ip !== undefined) this.traceNetwork(s, false);
       s.ip = undefined;
@@ -412,7 +423,8 @@ export class CriRuntime<T> {
   /** One CRI request received now; its reply is sent through `host.reply(token, …)`, now or later. */
   handle(host: RuntimeHost<T>, req: cri.CriRequest, token: T): void {
     this.h = host;
-    const fault = this.faults.check(req.type, () => this.targetOf(req), host.now);
+    // No fault configured (the common case): no closure for the target.
+    const fault = this.faults.empty ? NO_FAULT : this.faults.check(req.type, () => this.targetOf(req), host.now);
     this.traceCall(req, fault);
     const p: Pending<T> = { token, delayUs: fault.delayUs };
     if (fault.error) return this.finish(p, failure(req.type, fault.error));
@@ -518,6 +530,9 @@ export class CriRuntime<T> {
       teardownTimer: undefined,
       teardownAt: NEVER,
       view: undefined,
+      statusReply: undefined,
+      statusView: undefined,
+      statusIp: undefined,
     };
     this.sandboxes.set(id, s);
     this.sandboxList = undefined;
@@ -602,8 +617,15 @@ export class CriRuntime<T> {
   private podSandboxStatus(req: cri.PodSandboxStatusRequest, p: Pending<T>): void {
     const s = this.sandboxes.get(req.podSandboxId);
     if (!s) return this.finish(p, failure(req.type, notFound('sandbox', req.podSandboxId)));
-    const status: cri.PodSandboxStatus = { ...this.sandboxView(s), ...(s.ip !== undefined ? { network: { ip: s.ip } } : {}) };
-    this.finish(p, { type: 'PodSandboxStatusResult', status });
+    const view = this.sandboxView(s);
+    // Unchanged view and IP: the previous (immutable) answer, as for ContainerStatus.
+    if (s.statusReply !== undefined && s.statusView === view && s.statusIp === s.ip) return this.finish(p, s.statusReply);
+    const status: cri.PodSandboxStatus = { ...view, ...(s.ip !== undefined ? { network: { ip: s.ip } } : {}) };
+    const reply: cri.PodSandboxStatusResult = { type: 'PodSandboxStatusResult', status };
+    s.statusReply = reply;
+    s.statusView = view;
+    s.statusIp = s.ip;
+    this.finish(p, reply);
   }
 
   private listPodSandbox(req: cri.ListPodSandbox, p: Pending<T>): void {
@@ -784,15 +806,28 @@ export class CriRuntime<T> {
   private containerStatus(req: cri.ContainerStatusRequest, p: Pending<T>): void {
     const c = this.containers.get(req.containerId);
     if (!c) return this.finish(p, failure(req.type, notFound('container', req.containerId)));
+    // A reply body is immutable: while nothing in it changed (the PLEG asks for every container
+    // of a changed pod each relist), the previous answer is the answer, with no new objects.
+    const view = this.containerView(c);
+    const last = c.statusReply;
+    if (last !== undefined) {
+      const st = last.status!;
+      if (c.statusView === view && st.startedAt === c.startedAt && st.finishedAt === c.finishedAt && st.exitCode === c.exitCode && st.reason === c.reason) {
+        return this.finish(p, last);
+      }
+    }
     const status: cri.ContainerStatus = {
-      ...this.containerView(c),
+      ...view,
       startedAt: c.startedAt,
       finishedAt: c.finishedAt,
       exitCode: c.exitCode,
       reason: c.reason,
       message: '',
     };
-    this.finish(p, { type: 'ContainerStatusResult', status });
+    const reply: cri.ContainerStatusResult = { type: 'ContainerStatusResult', status };
+    c.statusReply = reply;
+    c.statusView = view;
+    this.finish(p, reply);
   }
 
   /** The container as ListContainers reports it (shared until its state changes). */

@@ -49,3 +49,32 @@ test('unfiltered lists follow every sandbox and container change, and are one sh
   d.sync({ type: 'RemovePodSandbox', podSandboxId: a });
   t.deepEqual(states(), ['b:SANDBOX_READY']);
 });
+
+test('ContainerStatus / PodSandboxStatus answer with the previous reply while nothing in it changed, and a new one at each change', (t) => {
+  const d = new RuntimeDriver({ imagePullUs: 0 });
+  const pod = d.runPod('c');
+  const job = d.startContainer(pod, 'c', 'job', { 'podsim.dev/crash': '1s:3' });
+  const cs = () => d.sync({ type: 'ContainerStatus', containerId: job });
+  const ss = () => d.sync({ type: 'PodSandboxStatus', podSandboxId: pod });
+  const running = cs();
+  t.is(cs(), running, 'unchanged container: the same reply');
+  t.is(running.status?.state, 'CONTAINER_RUNNING');
+  const ready = ss();
+  t.is(ss(), ready, 'unchanged sandbox: the same reply');
+  t.is(ready.status?.state, 'SANDBOX_READY');
+  t.truthy(ready.status?.network?.ip);
+  d.runFor(2 * S); // the job exits with code 3 on its own timer
+  const exited = cs();
+  t.not(exited, running);
+  t.like(exited.status, { state: 'CONTAINER_EXITED', exitCode: 3 });
+  t.true((exited.status?.finishedAt ?? 0) > 0);
+  t.is(cs(), exited);
+  t.is(running.status?.state, 'CONTAINER_RUNNING', 'an earlier reply is never changed');
+  d.sync({ type: 'StopPodSandbox', podSandboxId: pod });
+  const stopped = ss();
+  t.not(stopped, ready);
+  t.is(stopped.status?.state, 'SANDBOX_NOTREADY');
+  t.is(stopped.status?.network, undefined);
+  t.is(ss(), stopped);
+  t.is(ready.status?.state, 'SANDBOX_READY');
+});

@@ -79,6 +79,11 @@ export class OwnedActivePods {
     return true;
   }
 
+  /** How many pods `matching()` would return (without building the list). */
+  matchingCount(): number {
+    return this.entries.size - this.mismatched;
+  }
+
   /** Pods whose labels match the owner's selector (claimed), in insertion order. */
   matching(): Pod[] {
     const out: Pod[] = [];

@@ -225,18 +225,17 @@ export class ReplicaSetController {
 
     const claim = yield* this.claimPods(rs, selector, owned);
     if (claim.error) return claim.error;
-    const filtered = claim.pods;
     const minReady = rs.spec.minReadySeconds ?? 0;
     // Status counts come from the pods listed at the start of the sync, as upstream.
     const counts = {
-      replicas: filtered.length,
+      replicas: claim.count,
       fullyLabeledReplicas: (owned?.fullyLabeledMatching() ?? 0) + claim.adopted.fully,
       readyReplicas: (owned?.readyMatching() ?? 0) + claim.adopted.ready,
       availableReplicas: (owned?.available(minReady, this.env.now, this.env.clock) ?? 0) + claim.adopted.available,
     };
 
     let manageErr: ManageReplicasError | undefined;
-    if (rsNeedsSync && !rs.metadata.deletionTimestamp) manageErr = yield* this.manageReplicas(filtered, rs);
+    if (rsNeedsSync && !rs.metadata.deletionTimestamp) manageErr = yield* this.manageReplicas(claim.count, claim.pods ?? (() => owned?.matching() ?? []), rs);
 
     const newStatus = calculateStatus(rs, counts, manageErr, nowTimestamp(this.env));
     const upd = yield* this.updateReplicaSetStatus(rs, newStatus);
@@ -257,8 +256,7 @@ export class ReplicaSetController {
     rs: ReplicaSet,
     selector: ParsedLabelSelector,
     owned: OwnedActivePods | undefined,
-  ): Sync<{ pods: Pod[]; adopted: { ready: number; fully: number; available: number }; error?: SyncError }> {
-    const pods = owned ? owned.matching() : [];
+  ): Sync<{ count: number; pods: (() => Pod[]) | undefined; adopted: { ready: number; fully: number; available: number }; error?: SyncError }> {
     const adopted = { ready: 0, fully: 0, available: 0 };
     const release = owned ? owned.mismatching() : [];
     const ns = rs.metadata.namespace ?? '';
@@ -268,7 +266,11 @@ export class ReplicaSetController {
         if (isPodActive(p) && labelsMatch(selector, p.metadata.labels)) orphans.push(p);
       }
     }
-    if (release.length === 0 && orphans.length === 0) return { pods, adopted };
+    // Nothing to adopt or release (every sync but the first): the claimed pods are the owned
+    // matching ones, listed only if manageReplicas needs them (a scale-down, before any yield, so
+    // the same list) instead of an array of every replica per sync.
+    if (release.length === 0 && orphans.length === 0) return { count: owned ? owned.matchingCount() : 0, pods: undefined, adopted };
+    const pods = owned ? owned.matching() : [];
     const ref = newControllerRef(rs, RS_API_VERSION, RS_KIND);
     const reqs = [
       ...release.map((p) => patchOwnerReferences('pods', p, (p.metadata.ownerReferences ?? []).filter((r) => r.uid !== rs.metadata.uid))),
@@ -287,16 +289,16 @@ export class ReplicaSetController {
         }
       } else error ??= syncErrorOf(res, i < release.length ? 'release pod' : 'adopt pod');
     });
-    return { pods, adopted, error };
+    return { count: pods.length, pods: () => pods, adopted, error };
   }
 
   /**
    * `manageReplicas(filteredPods, rs)`: creates `min(replicas − active, burstReplicas)` pods in
    * slow-start batches, or deletes the surplus (ranked) in parallel. Returns the first error.
    */
-  private *manageReplicas(filtered: readonly Pod[], rs: ReplicaSet): Sync<ManageReplicasError | undefined> {
+  private *manageReplicas(active: number, filteredPods: () => readonly Pod[], rs: ReplicaSet): Sync<ManageReplicasError | undefined> {
     const replicas = rs.spec.replicas ?? 1;
-    const diff = filtered.length - replicas;
+    const diff = active - replicas;
     const key = objectKey(rs);
     const ns = rs.metadata.namespace ?? '';
     const rsName = rs.metadata.name ?? '';
@@ -349,7 +351,7 @@ export class ReplicaSetController {
     }
     if (diff > 0) {
       const n = Math.min(diff, this.burstReplicas);
-      const toDelete = getPodsToDeleteByNodeCounts(filtered, this.relatedPodsPerNode(rs), n, this.env.now, this.env.clock);
+      const toDelete = getPodsToDeleteByNodeCounts(filteredPods(), this.relatedPodsPerNode(rs), n, this.env.now, this.env.clock);
       this.expectations.expectDeletions(
         key,
         toDelete.map((p) => objectKey(p)),
