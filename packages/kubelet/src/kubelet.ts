@@ -59,6 +59,15 @@ export class Kubelet implements PodSyncer {
   private readonly killDeps: KillDeps;
   /** syncPodRuntime's dependencies: the kill path's, the back-off and the probe results (built once, not per sync). */
   private readonly runtimeDeps: RuntimeSyncDeps;
+  /**
+   * UIDs housekeeping re-checks (see {@link handlePodCleanups}): the only pods whose answer to
+   * "a running orphan?" or "a removable pod cgroup?" may have changed since the last pass —
+   * those that left the pod manager, whose worker's work type changed, whose runtime pod a relist
+   * rebuilt (orphans) or whose cgroup was created (cgroups) — and those found orphaned or
+   * waiting for their volumes last time.
+   */
+  private readonly orphanSuspects = new Set<string>();
+  private readonly cgroupSuspects = new Set<string>();
   private firstRelistDone = false;
   private nodeRegistered = false;
   private lastNodeStatusReport = -1;
@@ -85,7 +94,14 @@ export class Kubelet implements PodSyncer {
       minWatchTimeoutUs: config.minWatchTimeoutUs,
       connectionLossesUs: config.apiConnectionLossesUs,
     });
-    this.pleg = new GenericPLEG(env, this.podCache, config.plegRelistPeriodUs, (evs) => this.onPlegEvents(evs), () => this.onFirstRelist());
+    this.pleg = new GenericPLEG(
+      env,
+      this.podCache,
+      config.plegRelistPeriodUs,
+      (evs) => this.onPlegEvents(evs),
+      () => this.onFirstRelist(),
+      (uid) => this.orphanSuspects.add(uid),
+    );
     this.podWorkers = new PodWorkers(env, this, this.podCache, {
       resyncIntervalUs: config.syncFrequencyUs,
       backOffPeriodUs: config.backOffPeriodUs,
@@ -93,6 +109,7 @@ export class Kubelet implements PodSyncer {
         this.uncount(uid);
         this.volumeManager.podTerminated(uid);
       },
+      onWorkTypeChange: (uid) => this.suspect(uid),
     });
     this.statusManager = new StatusManager({
       env,
@@ -164,7 +181,7 @@ export class Kubelet implements PodSyncer {
     this.firstRelistDone = true;
     // Pod cgroups live in the kernel and survive a kubelet restart: every pod the runtime has
     // at start-up has one.
-    for (const uid of this.pleg.runtimePodUids()) this.podCgroups.add(uid);
+    for (const uid of this.pleg.runtimePodUids()) this.addPodCgroup(uid);
   }
 
   // ---- node --------------------------------------------------------------------------------
@@ -403,6 +420,7 @@ export class Kubelet implements PodSyncer {
   handlePodRemoves(pods: readonly Pod[]): void {
     for (const pod of pods) {
       this.podManager.delete(pod.metadata.uid!);
+      this.suspect(pod.metadata.uid!);
       this.uncount(pod.metadata.uid!);
       if (!this.sourcesReady) continue; // "skipping delete because sources aren't ready yet"
       this.podWorkers.updatePod({ pod, updateType: 'SyncPodKill' });
@@ -448,7 +466,7 @@ export class Kubelet implements PodSyncer {
     const proceed = () => {
       if (!this.podWorkers.isPodTerminationRequested(uid)) {
         // The pod cgroup is created (and volumes mounted) only while the pod is not terminating.
-        this.podCgroups.add(uid);
+        this.addPodCgroup(uid);
         this.volumeManager.mount(pod);
       }
       syncPodRuntime(this.runtimeDeps, pod, podStatus, (result, messages) => {
@@ -570,23 +588,47 @@ export class Kubelet implements PodSyncer {
     };
     // Running pods no pod worker owns and no source wants: killed (the predicate filters before
     // the RuntimePod is built, and runs for every pod before the first kill; the order of the
-    // kills is the relist's).
+    // kills is the relist's). A pod is one only if it is a suspect: a desired pod stops being
+    // desired only through HandlePodRemoves, a worker's work type changes only through the pod
+    // workers, and the relist's running pods only through a rebuilt pod, all of which make it
+    // a suspect again; so when no suspect is an orphan, the relist's pods hold none either.
     const orphan = (uid: string): boolean => !desired.has(uid) && !possiblyRunning(uid);
-    for (const rp of this.pleg.runningPods(orphan)) {
-      (killed ??= new Set()).add(rp.uid);
-      workers.updatePod({ updateType: 'SyncPodKill', runningPod: rp, killPodOptions: { podTerminationGracePeriodSecondsOverride: 1 } });
+    for (const uid of this.orphanSuspects) if (!orphan(uid) || !this.pleg.hasRunning(uid)) this.orphanSuspects.delete(uid);
+    if (this.orphanSuspects.size > 0) {
+      for (const rp of this.pleg.runningPods(orphan)) {
+        (killed ??= new Set()).add(rp.uid);
+        workers.updatePod({ updateType: 'SyncPodKill', runningPod: rp, killPodOptions: { podTerminationGracePeriodSecondsOverride: 1 } });
+      }
     }
     this.statusManager.removeOrphanedStatuses(desired);
     for (const uid of this.reasonCache.keys()) if (!desired.has(uid)) this.reasonCache.delete(uid);
     // cleanupOrphanedPodCgroups: cgroups of pods that can no longer be running and have no volumes.
+    // Only suspects can be such a pod (the same argument, with the cgroups created since the last
+    // pass); one kept for its volumes stays a suspect. The order of the removals is unobservable.
     if (this.config.cgroupsPerQOS) {
       // Deleting the entry being visited is allowed during a Set iteration.
-      for (const uid of this.podCgroups) {
-        if (desired.has(uid) || possiblyRunning(uid) || this.volumeManager.podVolumesExist(uid)) continue;
-        this.podCgroups.delete(uid);
+      for (const uid of this.cgroupSuspects) {
+        if (this.podCgroups.has(uid) && !desired.has(uid) && !possiblyRunning(uid)) {
+          if (this.volumeManager.podVolumesExist(uid)) continue;
+          this.podCgroups.delete(uid);
+        }
+        this.cgroupSuspects.delete(uid);
       }
     }
     this.backoff.gc(this.env.now());
+  }
+
+  /** The pod's answers to housekeeping's questions may have changed (see {@link orphanSuspects}). */
+  private suspect(uid: string): void {
+    this.orphanSuspects.add(uid);
+    if (this.config.cgroupsPerQOS) this.cgroupSuspects.add(uid);
+  }
+
+  /** `pcm.EnsureExists`. */
+  private addPodCgroup(uid: string): void {
+    if (this.podCgroups.has(uid)) return;
+    this.podCgroups.add(uid);
+    if (this.config.cgroupsPerQOS) this.cgroupSuspects.add(uid);
   }
 
   /** `cleanUpContainersInPod` on ContainerDied: keep the newest dead container per name (none once content may go). */

@@ -124,6 +124,11 @@ export class GenericPLEG {
      * stores their statuses in the cache (which wakes waiting pod workers) and emits events.
      */
     private readonly onFirstRelist?: () => void,
+    /**
+     * Called for each pod whose items or states a relist may have changed (the pods it rebuilt),
+     * before its events: whether {@link runningPods} lists a pod changes only then.
+     */
+    private readonly onPodChanged?: (uid: string) => void,
   ) {}
 
   start(): void {
@@ -155,6 +160,14 @@ export class GenericPLEG {
       if (containers.length > 0 || sandboxes.length > 0) out.push({ uid: r.uid, name: r.name, namespace: r.namespace, containers, sandboxes });
     }
     return out;
+  }
+
+  /** Does {@link runningPods} list the pod (a running container or a ready sandbox at the last relist)? */
+  hasRunning(uid: string): boolean {
+    const r = this.records.get(uid);
+    if (r === undefined) return false;
+    for (let i = 0; i < r.states.length; i++) if (r.states[i] === 'running') return true;
+    return false;
   }
 
   /** Every pod UID the runtime had at the last relist (any state). */
@@ -308,6 +321,7 @@ export class GenericPLEG {
     };
     for (const r of order) {
       if (r.dirty !== gen) continue; // clean: the same items in the same states (nothing to emit)
+      this.onPodChanged?.(r.uid);
       const n = r.nextCount;
       const oldN = r.ids.length;
       // A dirty pod may still have the same items in the same states (nothing to emit).
