@@ -68,6 +68,8 @@ export class Kubelet implements PodSyncer {
    */
   private readonly orphanSuspects = new Set<string>();
   private readonly cgroupSuspects = new Set<string>();
+  /** UIDs removed from the pod manager since the last housekeeping (RemoveOrphanedStatuses looks at those). */
+  private readonly removedPods = new Set<string>();
   private firstRelistDone = false;
   private nodeRegistered = false;
   private lastNodeStatusReport = -1;
@@ -421,6 +423,7 @@ export class Kubelet implements PodSyncer {
     for (const pod of pods) {
       this.podManager.delete(pod.metadata.uid!);
       this.suspect(pod.metadata.uid!);
+      this.removedPods.add(pod.metadata.uid!);
       this.uncount(pod.metadata.uid!);
       if (!this.sourcesReady) continue; // "skipping delete because sources aren't ready yet"
       this.podWorkers.updatePod({ pod, updateType: 'SyncPodKill' });
@@ -600,7 +603,8 @@ export class Kubelet implements PodSyncer {
         workers.updatePod({ updateType: 'SyncPodKill', runningPod: rp, killPodOptions: { podTerminationGracePeriodSecondsOverride: 1 } });
       }
     }
-    this.statusManager.removeOrphanedStatuses(desired);
+    this.statusManager.removeOrphanedStatuses(desired, this.removedPods);
+    this.removedPods.clear();
     for (const uid of this.reasonCache.keys()) if (!desired.has(uid)) this.reasonCache.delete(uid);
     // cleanupOrphanedPodCgroups: cgroups of pods that can no longer be running and have no volumes.
     // Only suspects can be such a pod (the same argument, with the cgroups created since the last

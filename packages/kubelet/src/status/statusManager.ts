@@ -160,6 +160,8 @@ export class StatusManager {
    * pod version the kubelet no longer holds is not kept for it).
    */
   private readonly reconciled = new WeakMap<Pod, { status: PodStatus; needed: boolean }>();
+  /** UIDs that entered {@link podStatuses} since the last {@link removeOrphanedStatuses} with `removed`. */
+  private readonly unchecked = new Set<string>();
   private busy = false;
   private tickPending = false;
   private started = false;
@@ -237,14 +239,25 @@ export class StatusManager {
     this.updateStatusInternal(pod, { ...cached, containerStatuses: fix(cached.containerStatuses), initContainerStatuses: fix(cached.initContainerStatuses) }, true);
   }
 
-  /** `RemoveOrphanedStatuses`: forget statuses of pods the kubelet no longer knows. */
-  removeOrphanedStatuses(known: { has(uid: string): boolean }): void {
-    for (const uid of this.podStatuses.keys()) {
-      if (!known.has(uid)) {
-        this.podStatuses.delete(uid);
-        this.apiStatusVersions.delete(uid);
-      }
+  /**
+   * `RemoveOrphanedStatuses`: forget statuses of pods the kubelet no longer knows. With
+   * `removed` (every UID that left `known` since the previous call with it), only those and the
+   * statuses that entered since are looked at: any other status was known then and still is.
+   * The same statuses go; the order of the removals is not observable.
+   */
+  removeOrphanedStatuses(known: { has(uid: string): boolean }, removed?: Iterable<string>): void {
+    const forget = (uid: string) => {
+      if (known.has(uid)) return;
+      this.podStatuses.delete(uid);
+      this.apiStatusVersions.delete(uid);
+    };
+    if (removed === undefined) {
+      for (const uid of this.podStatuses.keys()) forget(uid);
+      return;
     }
+    for (const uid of removed) if (this.podStatuses.has(uid)) forget(uid);
+    for (const uid of this.unchecked) if (this.podStatuses.has(uid)) forget(uid);
+    this.unchecked.clear();
   }
 
   private deletePodStatus(uid: string): void {
@@ -285,6 +298,7 @@ export class StatusManager {
     next.startTime = startTime;
     const v: VersionedPodStatus = { status: next, version: (cached?.version ?? 0) + 1, podName: pod.metadata.name!, podNamespace: pod.metadata.namespace ?? 'default' };
     this.podStatuses.set(uid, v);
+    if (cached === undefined) this.unchecked.add(uid);
     if (this.channel.length >= CHANNEL_CAPACITY) return false; // the 10 s batch will catch it
     this.channel.push({ uid, status: v });
     this.pump();
@@ -353,7 +367,8 @@ export class StatusManager {
 
   /** `syncBatch`. */
   private syncBatch(done: () => void): void {
-    for (const uid of [...this.apiStatusVersions.keys()]) if (!this.podStatuses.has(uid)) this.apiStatusVersions.delete(uid);
+    // Deleting the entry being visited is allowed during a Map iteration (no copy of the keys).
+    for (const uid of this.apiStatusVersions.keys()) if (!this.podStatuses.has(uid)) this.apiStatusVersions.delete(uid);
     const updated: SyncRequest[] = [];
     for (const [uid, status] of this.podStatuses) {
       if (this.needsUpdate(uid, status)) updated.push({ uid, status });
