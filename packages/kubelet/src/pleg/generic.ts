@@ -125,8 +125,9 @@ export class GenericPLEG {
      */
     private readonly onFirstRelist?: () => void,
     /**
-     * Called for each pod whose items or states a relist may have changed (the pods it rebuilt),
-     * before its events: whether {@link runningPods} lists a pod changes only then.
+     * Called for each pod whose items or states a relist may have changed (the pods it rebuilt
+     * and the pods gone from the runtime), before its events: whether {@link runningPods} lists
+     * a pod changes only then.
      */
     private readonly onPodChanged?: (uid: string) => void,
   ) {}
@@ -362,6 +363,7 @@ export class GenericPLEG {
       gone = new Set<string>();
       for (const old of this.order) {
         if (old.gen === gen) continue;
+        this.onPodChanged?.(old.uid);
         for (let j = 0; j < old.ids.length; j++) add(old, generateEvents(old.uid, old.ids[j], old.states[j], 'non-existent'));
         this.records.delete(old.uid);
         gone.add(old.uid);
