@@ -659,15 +659,24 @@ export class Kubelet implements PodSyncer {
       if (cr.error) return;
       this.env.cri({ type: 'ListPodSandbox' }, (sr) => {
         if (sr.error) return;
+        // Containers left per pod are only read for the pods with a sandbox that is not ready
+        // (the few being torn down), so only theirs are counted.
+        let notReady: Set<string> | undefined;
+        for (const sb of sr.items) {
+          const uid = sb.labels['io.kubernetes.pod.uid'];
+          if (uid !== undefined && sb.state !== 'SANDBOX_READY') (notReady ??= new Set()).add(uid);
+        }
         const remaining = new Map<string, number>();
         const groups = new Map<string, { id: string; createdAt: number }[]>();
         for (const c of cr.containers) {
-          const uid = c.labels['io.kubernetes.pod.uid'];
-          if (uid === undefined) continue;
           if (c.state !== 'CONTAINER_EXITED') {
-            remaining.set(uid, (remaining.get(uid) ?? 0) + 1);
+            if (notReady === undefined) continue;
+            const uid = c.labels['io.kubernetes.pod.uid'];
+            if (uid !== undefined && notReady.has(uid)) remaining.set(uid, (remaining.get(uid) ?? 0) + 1);
             continue;
           }
+          const uid = c.labels['io.kubernetes.pod.uid'];
+          if (uid === undefined) continue;
           const key = `${uid}\u0000${c.labels['io.kubernetes.container.name'] ?? c.metadata.name}`;
           const l = groups.get(key) ?? [];
           l.push({ id: c.id, createdAt: c.createdAt });
