@@ -120,6 +120,7 @@ export class Kubelet implements PodSyncer {
       podResourcesAreReclaimed: (pod, status) => this.podResourcesAreReclaimed(pod, status),
       syncPeriodUs: config.statusSyncPeriodUs,
       skipUidPrecondition: config.plantedBugs.includes('skipUidPrecondition'),
+      notifiesPodUpdates: true,
     });
     this.prober = new ProberManager({
       env,
@@ -377,7 +378,7 @@ export class Kubelet implements PodSyncer {
     const cap = { pods: capacityOf(this.config.capacity.pods), cpu: capacityOf(this.config.capacity.cpu), memory: capacityOf(this.config.capacity.memory) };
     for (const pod of sorted) {
       const uid = pod.metadata.uid!;
-      this.podManager.set(uid, pod);
+      this.setDesiredPod(uid, pod);
       if (!this.podWorkers.isPodTerminationRequested(uid)) {
         const r = podRequests(pod);
         const usage = { pods: this.counted.size - (this.counted.has(uid) ? 1 : 0), cpu: this.usage.cpu, memory: this.usage.memory };
@@ -413,7 +414,7 @@ export class Kubelet implements PodSyncer {
   /** `HandlePodUpdates` (UPDATE and DELETE). */
   handlePodUpdates(pods: readonly Pod[]): void {
     for (const pod of pods) {
-      this.podManager.set(pod.metadata.uid!, pod);
+      this.setDesiredPod(pod.metadata.uid!, pod);
       this.dispatchWork(pod, 'SyncPodUpdate');
     }
   }
@@ -422,6 +423,7 @@ export class Kubelet implements PodSyncer {
   handlePodRemoves(pods: readonly Pod[]): void {
     for (const pod of pods) {
       this.podManager.delete(pod.metadata.uid!);
+      this.statusManager.podUpdated(pod.metadata.uid!);
       this.suspect(pod.metadata.uid!);
       this.removedPods.add(pod.metadata.uid!);
       this.uncount(pod.metadata.uid!);
@@ -433,7 +435,13 @@ export class Kubelet implements PodSyncer {
 
   /** `HandlePodReconcile`: update the pod manager (no readiness gates in podsim). */
   handlePodReconcile(pods: readonly Pod[]): void {
-    for (const pod of pods) this.podManager.set(pod.metadata.uid!, pod);
+    for (const pod of pods) this.setDesiredPod(pod.metadata.uid!, pod);
+  }
+
+  /** `podManager.UpdatePod` / `AddPod` (the status manager hears of it: `notifiesPodUpdates`). */
+  private setDesiredPod(uid: string, pod: Pod): void {
+    this.podManager.set(uid, pod);
+    this.statusManager.podUpdated(uid);
   }
 
   /** `HandlePodSyncs`. */
