@@ -59,6 +59,17 @@ export class Kubelet implements PodSyncer {
   private readonly killDeps: KillDeps;
   /** syncPodRuntime's dependencies: the kill path's, the back-off and the probe results (built once, not per sync). */
   private readonly runtimeDeps: RuntimeSyncDeps;
+  /**
+   * UIDs housekeeping re-checks (see {@link handlePodCleanups}): the only pods whose answer to
+   * "a running orphan?" or "a removable pod cgroup?" may have changed since the last pass —
+   * those that left the pod manager, whose worker's work type changed, whose runtime pod a relist
+   * rebuilt (orphans) or whose cgroup was created (cgroups) — and those found orphaned or
+   * waiting for their volumes last time.
+   */
+  private readonly orphanSuspects = new Set<string>();
+  private readonly cgroupSuspects = new Set<string>();
+  /** UIDs removed from the pod manager since the last housekeeping (RemoveOrphanedStatuses looks at those). */
+  private readonly removedPods = new Set<string>();
   private firstRelistDone = false;
   private nodeRegistered = false;
   private lastNodeStatusReport = -1;
@@ -85,7 +96,14 @@ export class Kubelet implements PodSyncer {
       minWatchTimeoutUs: config.minWatchTimeoutUs,
       connectionLossesUs: config.apiConnectionLossesUs,
     });
-    this.pleg = new GenericPLEG(env, this.podCache, config.plegRelistPeriodUs, (evs) => this.onPlegEvents(evs), () => this.onFirstRelist());
+    this.pleg = new GenericPLEG(
+      env,
+      this.podCache,
+      config.plegRelistPeriodUs,
+      (evs) => this.onPlegEvents(evs),
+      () => this.onFirstRelist(),
+      (uid) => this.orphanSuspects.add(uid),
+    );
     this.podWorkers = new PodWorkers(env, this, this.podCache, {
       resyncIntervalUs: config.syncFrequencyUs,
       backOffPeriodUs: config.backOffPeriodUs,
@@ -93,6 +111,7 @@ export class Kubelet implements PodSyncer {
         this.uncount(uid);
         this.volumeManager.podTerminated(uid);
       },
+      onWorkTypeChange: (uid) => this.suspect(uid),
     });
     this.statusManager = new StatusManager({
       env,
@@ -101,6 +120,7 @@ export class Kubelet implements PodSyncer {
       podResourcesAreReclaimed: (pod, status) => this.podResourcesAreReclaimed(pod, status),
       syncPeriodUs: config.statusSyncPeriodUs,
       skipUidPrecondition: config.plantedBugs.includes('skipUidPrecondition'),
+      notifiesPodUpdates: true,
     });
     this.prober = new ProberManager({
       env,
@@ -164,7 +184,7 @@ export class Kubelet implements PodSyncer {
     this.firstRelistDone = true;
     // Pod cgroups live in the kernel and survive a kubelet restart: every pod the runtime has
     // at start-up has one.
-    for (const uid of this.pleg.runtimePodUids()) this.podCgroups.add(uid);
+    for (const uid of this.pleg.runtimePodUids()) this.addPodCgroup(uid);
   }
 
   // ---- node --------------------------------------------------------------------------------
@@ -358,7 +378,7 @@ export class Kubelet implements PodSyncer {
     const cap = { pods: capacityOf(this.config.capacity.pods), cpu: capacityOf(this.config.capacity.cpu), memory: capacityOf(this.config.capacity.memory) };
     for (const pod of sorted) {
       const uid = pod.metadata.uid!;
-      this.podManager.set(uid, pod);
+      this.setDesiredPod(uid, pod);
       if (!this.podWorkers.isPodTerminationRequested(uid)) {
         const r = podRequests(pod);
         const usage = { pods: this.counted.size - (this.counted.has(uid) ? 1 : 0), cpu: this.usage.cpu, memory: this.usage.memory };
@@ -394,7 +414,7 @@ export class Kubelet implements PodSyncer {
   /** `HandlePodUpdates` (UPDATE and DELETE). */
   handlePodUpdates(pods: readonly Pod[]): void {
     for (const pod of pods) {
-      this.podManager.set(pod.metadata.uid!, pod);
+      this.setDesiredPod(pod.metadata.uid!, pod);
       this.dispatchWork(pod, 'SyncPodUpdate');
     }
   }
@@ -403,6 +423,9 @@ export class Kubelet implements PodSyncer {
   handlePodRemoves(pods: readonly Pod[]): void {
     for (const pod of pods) {
       this.podManager.delete(pod.metadata.uid!);
+      this.statusManager.podUpdated(pod.metadata.uid!);
+      this.suspect(pod.metadata.uid!);
+      this.removedPods.add(pod.metadata.uid!);
       this.uncount(pod.metadata.uid!);
       if (!this.sourcesReady) continue; // "skipping delete because sources aren't ready yet"
       this.podWorkers.updatePod({ pod, updateType: 'SyncPodKill' });
@@ -412,7 +435,13 @@ export class Kubelet implements PodSyncer {
 
   /** `HandlePodReconcile`: update the pod manager (no readiness gates in podsim). */
   handlePodReconcile(pods: readonly Pod[]): void {
-    for (const pod of pods) this.podManager.set(pod.metadata.uid!, pod);
+    for (const pod of pods) this.setDesiredPod(pod.metadata.uid!, pod);
+  }
+
+  /** `podManager.UpdatePod` / `AddPod` (the status manager hears of it: `notifiesPodUpdates`). */
+  private setDesiredPod(uid: string, pod: Pod): void {
+    this.podManager.set(uid, pod);
+    this.statusManager.podUpdated(uid);
   }
 
   /** `HandlePodSyncs`. */
@@ -448,7 +477,7 @@ export class Kubelet implements PodSyncer {
     const proceed = () => {
       if (!this.podWorkers.isPodTerminationRequested(uid)) {
         // The pod cgroup is created (and volumes mounted) only while the pod is not terminating.
-        this.podCgroups.add(uid);
+        this.addPodCgroup(uid);
         this.volumeManager.mount(pod);
       }
       syncPodRuntime(this.runtimeDeps, pod, podStatus, (result, messages) => {
@@ -570,23 +599,48 @@ export class Kubelet implements PodSyncer {
     };
     // Running pods no pod worker owns and no source wants: killed (the predicate filters before
     // the RuntimePod is built, and runs for every pod before the first kill; the order of the
-    // kills is the relist's).
+    // kills is the relist's). A pod is one only if it is a suspect: a desired pod stops being
+    // desired only through HandlePodRemoves, a worker's work type changes only through the pod
+    // workers, and the relist's running pods only through a rebuilt pod, all of which make it
+    // a suspect again; so when no suspect is an orphan, the relist's pods hold none either.
     const orphan = (uid: string): boolean => !desired.has(uid) && !possiblyRunning(uid);
-    for (const rp of this.pleg.runningPods(orphan)) {
-      (killed ??= new Set()).add(rp.uid);
-      workers.updatePod({ updateType: 'SyncPodKill', runningPod: rp, killPodOptions: { podTerminationGracePeriodSecondsOverride: 1 } });
+    for (const uid of this.orphanSuspects) if (!orphan(uid) || !this.pleg.hasRunning(uid)) this.orphanSuspects.delete(uid);
+    if (this.orphanSuspects.size > 0) {
+      for (const rp of this.pleg.runningPods(orphan)) {
+        (killed ??= new Set()).add(rp.uid);
+        workers.updatePod({ updateType: 'SyncPodKill', runningPod: rp, killPodOptions: { podTerminationGracePeriodSecondsOverride: 1 } });
+      }
     }
-    this.statusManager.removeOrphanedStatuses(desired);
+    this.statusManager.removeOrphanedStatuses(desired, this.removedPods);
+    this.removedPods.clear();
     for (const uid of this.reasonCache.keys()) if (!desired.has(uid)) this.reasonCache.delete(uid);
     // cleanupOrphanedPodCgroups: cgroups of pods that can no longer be running and have no volumes.
+    // Only suspects can be such a pod (the same argument, with the cgroups created since the last
+    // pass); one kept for its volumes stays a suspect. The order of the removals is unobservable.
     if (this.config.cgroupsPerQOS) {
       // Deleting the entry being visited is allowed during a Set iteration.
-      for (const uid of this.podCgroups) {
-        if (desired.has(uid) || possiblyRunning(uid) || this.volumeManager.podVolumesExist(uid)) continue;
-        this.podCgroups.delete(uid);
+      for (const uid of this.cgroupSuspects) {
+        if (this.podCgroups.has(uid) && !desired.has(uid) && !possiblyRunning(uid)) {
+          if (this.volumeManager.podVolumesExist(uid)) continue;
+          this.podCgroups.delete(uid);
+        }
+        this.cgroupSuspects.delete(uid);
       }
     }
     this.backoff.gc(this.env.now());
+  }
+
+  /** The pod's answers to housekeeping's questions may have changed (see {@link orphanSuspects}). */
+  private suspect(uid: string): void {
+    this.orphanSuspects.add(uid);
+    if (this.config.cgroupsPerQOS) this.cgroupSuspects.add(uid);
+  }
+
+  /** `pcm.EnsureExists`. */
+  private addPodCgroup(uid: string): void {
+    if (this.podCgroups.has(uid)) return;
+    this.podCgroups.add(uid);
+    if (this.config.cgroupsPerQOS) this.cgroupSuspects.add(uid);
   }
 
   /** `cleanUpContainersInPod` on ContainerDied: keep the newest dead container per name (none once content may go). */
@@ -613,15 +667,24 @@ export class Kubelet implements PodSyncer {
       if (cr.error) return;
       this.env.cri({ type: 'ListPodSandbox' }, (sr) => {
         if (sr.error) return;
+        // Containers left per pod are only read for the pods with a sandbox that is not ready
+        // (the few being torn down), so only theirs are counted.
+        let notReady: Set<string> | undefined;
+        for (const sb of sr.items) {
+          const uid = sb.labels['io.kubernetes.pod.uid'];
+          if (uid !== undefined && sb.state !== 'SANDBOX_READY') (notReady ??= new Set()).add(uid);
+        }
         const remaining = new Map<string, number>();
         const groups = new Map<string, { id: string; createdAt: number }[]>();
         for (const c of cr.containers) {
-          const uid = c.labels['io.kubernetes.pod.uid'];
-          if (uid === undefined) continue;
           if (c.state !== 'CONTAINER_EXITED') {
-            remaining.set(uid, (remaining.get(uid) ?? 0) + 1);
+            if (notReady === undefined) continue;
+            const uid = c.labels['io.kubernetes.pod.uid'];
+            if (uid !== undefined && notReady.has(uid)) remaining.set(uid, (remaining.get(uid) ?? 0) + 1);
             continue;
           }
+          const uid = c.labels['io.kubernetes.pod.uid'];
+          if (uid === undefined) continue;
           const key = `${uid}\u0000${c.labels['io.kubernetes.container.name'] ?? c.metadata.name}`;
           const l = groups.get(key) ?? [];
           l.push({ id: c.id, createdAt: c.createdAt });

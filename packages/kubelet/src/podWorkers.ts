@@ -124,6 +124,12 @@ export interface PodWorkersOptions {
   readonly backOffPeriodUs: number;
   /** Called when a worker reaches terminatedAt (the volume manager's populator watches `ShouldPodRuntimeBeRemoved`). */
   readonly onPodTerminated?: (uid: string) => void;
+  /**
+   * Called whenever the work type {@link PodWorkers.workTypeOf} reports for a UID may have
+   * changed (a worker created, terminating, terminated or forgotten): housekeeping re-checks
+   * only those UIDs instead of every pod of the node.
+   */
+  readonly onWorkTypeChange?: (uid: string) => void;
 }
 
 const WORKER_RESYNC_INTERVAL_JITTER_FACTOR = 0.5;
@@ -212,6 +218,7 @@ export class PodWorkers {
         lastSyncTime: -1,
       };
       this.podSyncStatuses.set(uid, status);
+      this.opts.onWorkTypeChange?.(uid);
     }
     // Once a pod is terminated by UID it cannot re-enter the pod worker until housekeeping forgets it.
     if (status.finished) return;
@@ -234,6 +241,7 @@ export class PodWorkers {
         status.terminatingAt = now;
         becameTerminating = true;
       }
+      if (becameTerminating) this.opts.onWorkTypeChange?.(uid);
     }
 
     let workType: PodWorkType;
@@ -354,6 +362,7 @@ export class PodWorkers {
     const s = this.podSyncStatuses.get(uid);
     if (s) {
       s.terminatedAt = this.env.now();
+      this.opts.onWorkTypeChange?.(uid);
       for (const fn of s.notifyPostTerminating) fn();
       s.notifyPostTerminating = [];
       s.statusPostTerminating = [];
@@ -367,6 +376,7 @@ export class PodWorkers {
     const s = this.podSyncStatuses.get(uid);
     if (s) {
       s.terminatedAt = this.env.now();
+      this.opts.onWorkTypeChange?.(uid);
       s.finished = true;
       this.finishedUids.add(uid);
       s.working = false;
@@ -423,6 +433,7 @@ export class PodWorkers {
       this.podSyncStatuses.delete(uid);
       this.lastUndeliveredWorkUpdate.delete(uid);
       this.finishedUids.delete(uid);
+      this.opts.onWorkTypeChange?.(uid);
     }
   }
 

@@ -140,3 +140,136 @@ test('relist of the very same runtime lists (an unchanged runtime on one thread)
   t.is(cache.get('u1').containerStatuses[0].exitCode, 143);
   t.deepEqual(pleg.runningPods().map((p) => p.containers.length), [0]);
 });
+
+test('relist of changed lists: events and running pods as a full rebuild gives them, over seeded random runtime changes (items shared while unchanged, as the runtime does)', (t) => {
+  // A runtime of a few pods whose lists change at random: items appended, removed (often several
+  // in a row, past the look-ahead), changing state (a new object), or a list rebuilt with its
+  // same objects. The reference rebuilds every pod from the lists each relist (the upstream
+  // algorithm as written); the PLEG under test rebuilds only the pods it finds dirty.
+  type Item = { id: string; uid: string; sandbox: boolean; state: string };
+  let seed = 12345;
+  const rand = (n: number) => {
+    seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+    return (seed >>> 8) % n;
+  };
+  const views = new Map<string, cri.PodSandbox | cri.Container>();
+  const view = (it: Item): cri.PodSandbox | cri.Container => {
+    const old = views.get(it.id);
+    if (old && old.state === it.state) return old;
+    const labels = { 'io.kubernetes.pod.uid': it.uid, 'io.kubernetes.pod.name': `p-${it.uid}`, 'io.kubernetes.pod.namespace': 'ns', 'io.kubernetes.container.name': `c-${it.id}` };
+    const v = it.sandbox
+      ? ({ id: it.id, metadata: { name: `p-${it.uid}`, uid: it.uid, namespace: 'ns', attempt: 0 }, state: it.state, createdAt: 0, labels, annotations: {} } as cri.PodSandbox)
+      : ({ id: it.id, podSandboxId: 'x', metadata: { name: `c-${it.id}`, attempt: 0 }, image: { image: 'nginx' }, imageRef: 'x', state: it.state, createdAt: 0, labels, annotations: {} } as cri.Container);
+    views.set(it.id, v);
+    return v;
+  };
+  const sbItems: Item[] = [];
+  const ctItems: Item[] = [];
+  let sbList: cri.PodSandbox[] = [];
+  let ctList: cri.Container[] = [];
+  let next = 0;
+  const mutate = () => {
+    for (let k = rand(4); k > 0; k--) {
+      const sandbox = rand(3) === 0;
+      const items = sandbox ? sbItems : ctItems;
+      switch (rand(5)) {
+        case 0:
+        case 1:
+          items.push({ id: `i${next++}`, uid: `u${rand(8)}`, sandbox, state: sandbox ? 'SANDBOX_READY' : 'CONTAINER_RUNNING' });
+          break;
+        case 2:
+          if (items.length > 0) items.splice(rand(items.length), 1 + rand(6));
+          break;
+        case 3:
+          if (items.length > 0) {
+            const i = rand(items.length);
+            items[i] = { ...items[i], state: sandbox ? 'SANDBOX_NOTREADY' : ['CONTAINER_EXITED', 'CONTAINER_CREATED', 'CONTAINER_RUNNING'][rand(3)] };
+          }
+          break;
+        default:
+          break; // the list is rebuilt with the same objects
+      }
+    }
+    sbList = sbItems.map((it) => view(it) as cri.PodSandbox);
+    ctList = ctItems.map((it) => view(it) as cri.Container);
+  };
+  const env = new FakeEnv((req, reply) => {
+    switch (req.type) {
+      case 'ListPodSandbox': {
+        const uid = req.filter?.labelSelector?.['io.kubernetes.pod.uid'];
+        return reply({ type: 'ListPodSandboxResult', items: uid === undefined ? sbList : sbList.filter((s) => s.labels['io.kubernetes.pod.uid'] === uid) });
+      }
+      case 'ListContainers': {
+        const uid = req.filter?.labelSelector?.['io.kubernetes.pod.uid'];
+        return reply({ type: 'ListContainersResult', containers: uid === undefined ? ctList : ctList.filter((c) => c.labels['io.kubernetes.pod.uid'] === uid) });
+      }
+      case 'PodSandboxStatus':
+        return reply({ type: 'PodSandboxStatusResult', status: { ...(views.get(req.podSandboxId) as cri.PodSandbox) } });
+      case 'ContainerStatus':
+        return reply({ type: 'ContainerStatusResult', status: { ...(views.get(req.containerId) as cri.Container), startedAt: 0, finishedAt: 0, exitCode: 0, reason: '', message: '' } });
+      default:
+        return reply({ type: `${req.type}Result` } as never);
+    }
+  });
+  // The reference: every pod rebuilt from the lists (ids and states in list order, sandboxes first).
+  type Pods = Map<string, { ids: string[]; states: string[] }>;
+  const plegState = (s: string) => (s === 'SANDBOX_READY' || s === 'CONTAINER_RUNNING' ? 'running' : s === 'SANDBOX_NOTREADY' || s === 'CONTAINER_EXITED' ? 'exited' : 'unknown');
+  const build = (): Pods => {
+    const pods: Pods = new Map();
+    for (const it of [...sbList, ...ctList]) {
+      const uid = it.labels['io.kubernetes.pod.uid'];
+      let p = pods.get(uid);
+      if (!p) pods.set(uid, (p = { ids: [], states: [] }));
+      p.ids.push(it.id);
+      p.states.push(plegState(it.state));
+    }
+    return pods;
+  };
+  let refPods: Pods = new Map();
+  const refEvents = (): string[] => {
+    const pods = build();
+    const out: string[] = [];
+    const ev = (uid: string, cid: string, o: string, n: string) => {
+      for (const e of generateEvents(uid, cid, o as never, n as never)) if (e.type !== 'ContainerChanged') out.push(`${e.id}/${e.type}/${e.data}`);
+    };
+    for (const [uid, p] of pods) {
+      const old = refPods.get(uid) ?? { ids: [], states: [] };
+      p.ids.forEach((cid, i) => {
+        const j = old.ids.indexOf(cid);
+        ev(uid, cid, j < 0 ? 'non-existent' : old.states[j], p.states[i]);
+      });
+      old.ids.forEach((cid, j) => {
+        if (!p.ids.includes(cid)) ev(uid, cid, old.states[j], 'non-existent');
+      });
+    }
+    for (const [uid, old] of refPods) if (!pods.has(uid)) old.ids.forEach((cid, j) => ev(uid, cid, old.states[j], 'non-existent'));
+    refPods = pods;
+    return out;
+  };
+  const refRunning = () =>
+    [...refPods].filter(([, p]) => p.states.includes('running')).map(([uid, p]) => `${uid}:${p.ids.filter((_, i) => p.states[i] === 'running').join(',')}`);
+  const cache = new PodCache();
+  let got: string[] = [];
+  const changed = new Set<string>();
+  const pleg = new GenericPLEG(env, cache, S, (evs) => evs.forEach((e) => got.push(`${e.id}/${e.type}/${e.data}`)), undefined, (uid) => changed.add(uid));
+  pleg.start();
+  let relists = 0;
+  for (let step = 1; step <= 300; step++) {
+    const want = refEvents();
+    env.runUntil(step * S - S / 2);
+    t.deepEqual(got, want, `relist ${step}`);
+    const running = pleg.runningPods().map((p) => `${p.uid}:${[...p.sandboxes.map((s) => s.id), ...p.containers.map((c) => c.id)].join(',')}`);
+    t.deepEqual(running, refRunning(), `running pods after relist ${step}`);
+    for (const r of refRunning()) {
+      const uid = r.slice(0, r.indexOf(':'));
+      t.true(pleg.hasRunning(uid));
+    }
+    // A pod whose events were emitted was reported changed.
+    for (const e of got) t.true(changed.has(e.slice(0, e.indexOf('/'))), `${e} reported changed`);
+    got = [];
+    changed.clear();
+    relists++;
+    mutate();
+  }
+  t.is(relists, 300);
+});

@@ -39,7 +39,8 @@ function applyPatch(target: unknown, patch: unknown, key?: string): unknown {
   return out;
 }
 
-function setup(reclaimed: () => boolean) {
+/** With `notify`, the fake pod manager tells the status manager of every change of its pod (as the kubelet does). */
+function setup(reclaimed: () => boolean, notify = false) {
   let stored: Pod | undefined = {
     metadata: { name: 'p', namespace: 'ns', uid: 'u1', deletionTimestamp: '2025-01-01T00:00:30Z', deletionGracePeriodSeconds: 30 },
     spec: { containers: [{ name: 'app' }] },
@@ -60,6 +61,7 @@ function setup(reclaimed: () => boolean) {
       }
       const p = (req as ApiPatch).patch as { status: unknown };
       stored = { ...stored, status: applyPatch(stored.status, p.status) as PodStatus };
+      if (notify) sm.podUpdated('u1');
       writes++;
       return reply({ type: 'ApiResult', code: 200, body: stored });
     }
@@ -68,6 +70,7 @@ function setup(reclaimed: () => boolean) {
       if (!stored) return reply(nf);
       if (d.options?.preconditions?.uid !== stored.metadata.uid) return reply({ type: 'ApiResult', code: 409, body: { kind: 'Status' } as never });
       stored = undefined;
+      if (notify) sm.podUpdated('u1');
       return reply({ type: 'ApiResult', code: 200, body: {} as never });
     }
   });
@@ -77,6 +80,7 @@ function setup(reclaimed: () => boolean) {
     getPodByUID: () => stored,
     podResourcesAreReclaimed: () => reclaimed(),
     syncPeriodUs: 10 * S,
+    notifiesPodUpdates: notify,
   });
   sm.start();
   return {
@@ -88,6 +92,7 @@ function setup(reclaimed: () => boolean) {
     },
     set stored(p: Pod | undefined) {
       stored = p;
+      if (notify) sm.podUpdated('u1');
     },
     writes: () => writes,
     failPatches: (n: number) => (patchFails = n),
@@ -222,4 +227,32 @@ test('unchangedByKubelet(old, status, startTime) answers isPodStatusByKubeletEqu
     if (unchangedByKubelet(old, s, startTime) !== want) t.fail(`differs for old ${JSON.stringify(old)} status ${JSON.stringify(s)}`);
   }
   t.true(equal > 100, `both answers occur (${equal} equal of 5000)`);
+});
+
+test('notifiesPodUpdates: the batch still finds a deleting pod whose resources were reclaimed with nothing else changing, and a pod whose API status someone else changed', (t) => {
+  // Reclaimed flips in the rest of the kubelet (no status, version or pod change): the batch
+  // must look at the deleting pod again (canBeDeleted reads the kubelet) and DELETE it.
+  let reclaimed = false;
+  const f = setup(() => reclaimed, true);
+  f.sm.setPodStatus(f.stored!, terminated);
+  f.env.runUntil(25 * S);
+  t.false(f.log.includes('ApiDelete'));
+  reclaimed = true;
+  f.env.runUntil(36 * S);
+  t.true(f.log.includes('ApiDelete'), f.log.join(' '));
+  t.is(f.stored, undefined);
+
+  // A pod without a deletionTimestamp, synced; then another writer changes its API status: the
+  // batch reconciles it (needsReconcile) and patches the kubelet's status back.
+  const g = setup(() => false, true);
+  g.stored = { ...g.stored!, metadata: { ...g.stored!.metadata, deletionTimestamp: undefined, deletionGracePeriodSeconds: undefined } };
+  g.sm.setPodStatus(g.stored!, running);
+  g.env.runUntil(5 * S);
+  const writes = g.writes();
+  g.env.runUntil(25 * S); // quiet batches: nothing to write
+  t.is(g.writes(), writes);
+  g.stored = { ...g.stored!, status: { ...g.stored!.status, phase: 'Pending' } };
+  g.env.runUntil(36 * S);
+  t.is(g.writes(), writes + 1);
+  t.is(g.stored!.status!.phase, 'Running');
 });

@@ -110,12 +110,24 @@ export function podSandboxConfig(pod: Pod, attempt: number): cri.PodSandboxConfi
   };
 }
 
+/**
+ * The hash of each container spec object already hashed. A pod's spec objects are immutable
+ * (watch bodies are shared and, under PODSIM_FREEZE, frozen), so the hash of one object never
+ * changes; each periodic resync's computePodActions hashed every running container again.
+ */
+const containerHashes = new WeakMap<Container, string>();
+
 /** `kubecontainer.HashContainer`: a hash of the container's spec (podsim: 32-bit over its JSON). */
 export function hashContainer(c: Container): string {
-  const s = JSON.stringify(c);
-  let h = 0;
-  for (let i = 0; i < s.length; i++) h = (Math.imul(h, 31) + s.charCodeAt(i)) | 0;
-  return (h >>> 0).toString(16);
+  let hash = containerHashes.get(c);
+  if (hash === undefined) {
+    const s = JSON.stringify(c);
+    let h = 0;
+    for (let i = 0; i < s.length; i++) h = (Math.imul(h, 31) + s.charCodeAt(i)) | 0;
+    hash = (h >>> 0).toString(16);
+    containerHashes.set(c, hash);
+  }
+  return hash;
 }
 
 /** `generateContainerConfig`: kubelet labels/annotations plus the pod's `podsim.dev/*` behaviour annotations. */
@@ -307,7 +319,11 @@ export function syncPodRuntime(deps: RuntimeSyncDeps, pod: Pod, podStatus: Runti
         if (killFailed) return finish();
         // Step 5 of SyncPod always records a ConfigPodSandbox result.
         results.push({ action: 'ConfigPodSandbox', target: sandboxId });
-        startContainers(deps, pod, podStatus, sandboxId, podSandboxConfig(pod, actions.attempt), toStart(), results, messages, finish);
+        // generatePodSandboxConfig (a pure function of the pod and the attempt) is only read by
+        // the starts; the periodic resync of a running pod starts nothing and skips it.
+        const starts = toStart();
+        if (starts.length === 0) return finish();
+        startContainers(deps, pod, podStatus, sandboxId, podSandboxConfig(pod, actions.attempt), starts, results, messages, finish);
       });
       for (const k of actions.containersToKill) {
         killContainer(deps, pod, k.containerId, k.name, k.message, undefined, (err) => {

@@ -46,6 +46,11 @@ interface PodRecord {
   nextSandboxCount: number;
   /** Relist generation that last saw the pod. */
   gen: number;
+  /**
+   * Relist generation that found one of the pod's items new, changed (another object than the
+   * previous list's) or gone: only such a pod's items and states are rebuilt and compared.
+   */
+  dirty: number;
 }
 
 const NO_EVENTS: PodLifecycleEvent[] = [];
@@ -99,6 +104,10 @@ export class GenericPLEG {
   private prevSandboxRecs: (PodRecord | undefined)[] = [];
   private prevContainers: readonly cri.Container[] = [];
   private prevContainerRecs: (PodRecord | undefined)[] = [];
+  /** The arrays of the relist before the previous one, refilled by the next (no allocation per relist). */
+  private spareOrder: PodRecord[] = [];
+  private spareSandboxRecs: (PodRecord | undefined)[] = [];
+  private spareContainerRecs: (PodRecord | undefined)[] = [];
   private gen = 0;
   private timer: number | undefined;
   private stopped = false;
@@ -115,6 +124,12 @@ export class GenericPLEG {
      * stores their statuses in the cache (which wakes waiting pod workers) and emits events.
      */
     private readonly onFirstRelist?: () => void,
+    /**
+     * Called for each pod whose items or states a relist may have changed (the pods it rebuilt
+     * and the pods gone from the runtime), before its events: whether {@link runningPods} lists
+     * a pod changes only then.
+     */
+    private readonly onPodChanged?: (uid: string) => void,
   ) {}
 
   start(): void {
@@ -146,6 +161,14 @@ export class GenericPLEG {
       if (containers.length > 0 || sandboxes.length > 0) out.push({ uid: r.uid, name: r.name, namespace: r.namespace, containers, sandboxes });
     }
     return out;
+  }
+
+  /** Does {@link runningPods} list the pod (a running container or a ready sandbox at the last relist)? */
+  hasRunning(uid: string): boolean {
+    const r = this.records.get(uid);
+    if (r === undefined) return false;
+    for (let i = 0; i < r.states.length; i++) if (r.states[i] === 'running') return true;
+    return false;
   }
 
   /** Every pod UID the runtime had at the last relist (any state). */
@@ -190,7 +213,9 @@ export class GenericPLEG {
       return this.scheduleNext();
     }
     const gen = ++this.gen;
-    const order: PodRecord[] = [];
+    const order = this.spareOrder;
+    order.length = 0;
+    let created = 0;
     const rec = (labels: Record<string, string>): PodRecord | undefined => {
       const uid = labels[KUBERNETES_POD_UID_LABEL];
       if (uid === undefined) return undefined;
@@ -210,8 +235,10 @@ export class GenericPLEG {
           nextCount: 0,
           nextSandboxCount: 0,
           gen: 0,
+          dirty: 0,
         };
         this.records.set(uid, r);
+        created++;
       }
       return touch(r);
     };
@@ -226,33 +253,57 @@ export class GenericPLEG {
     };
     // Each listed item's pod record: the runtime lists in a stable order, so the record is found
     // at (or just after) the item's position in the previous relist's list, by id; else by labels.
-    const recordsOf = (items: readonly { readonly id: string; readonly labels: Record<string, string> }[], prev: readonly { readonly id: string }[], prevRecs: readonly (PodRecord | undefined)[]) => {
-      const out = new Array<PodRecord | undefined>(items.length);
-      for (let i = 0, j = 0; i < items.length; i++) {
-        const k = nearby(prev, j, items[i].id);
-        if (k < 0) out[i] = rec(items[i].labels);
-        else {
-          j = k + 1;
-          const r = prevRecs[k];
+    // An item that is the previous list's very object there (the runtime shares an item until its
+    // state changes) leaves its pod as it was; any other item, and every item of the previous list
+    // that is passed over, marks its pod dirty. A pod left clean has the same items in the same
+    // order and states as at the previous relist, so its record is already what a rebuild gives.
+    const recordsOf = (
+      items: readonly { readonly id: string; readonly labels: Record<string, string> }[],
+      prev: readonly { readonly id: string }[],
+      prevRecs: readonly (PodRecord | undefined)[],
+      out: (PodRecord | undefined)[],
+    ) => {
+      out.length = items.length;
+      let j = 0;
+      for (let i = 0; i < items.length; i++) {
+        const item = items[i];
+        if (j < prev.length && prev[j] === item) {
+          const r = prevRecs[j++];
           out[i] = r && touch(r);
+          continue;
         }
+        const k = nearby(prev, j, item.id);
+        let r: PodRecord | undefined;
+        if (k < 0) r = rec(item.labels);
+        else {
+          for (; j < k; j++) markDirty(prevRecs[j], gen);
+          j = k + 1;
+          r = prevRecs[k];
+          if (r) touch(r);
+        }
+        if (r) r.dirty = gen;
+        out[i] = r;
       }
+      for (; j < prev.length; j++) markDirty(prevRecs[j], gen);
       return out;
     };
-    const sandboxRecs = recordsOf(sandboxes, this.prevSandboxes, this.prevSandboxRecs);
+    const sandboxRecs = recordsOf(sandboxes, this.prevSandboxes, this.prevSandboxRecs, this.spareSandboxRecs);
+    const containerRecs = recordsOf(containers, this.prevContainers, this.prevContainerRecs, this.spareContainerRecs);
+    // The dirty pods' items, in list order (sandboxes first).
     for (let i = 0; i < sandboxes.length; i++) {
       const r = sandboxRecs[i];
-      if (!r) continue;
+      if (!r || r.dirty !== gen) continue;
       setState(r, sandboxes[i].id, sandboxState(sandboxes[i].state), '');
       r.nextSandboxCount = r.nextCount;
     }
-    const containerRecs = recordsOf(containers, this.prevContainers, this.prevContainerRecs);
     for (let i = 0; i < containers.length; i++) {
       const r = containerRecs[i];
-      if (!r) continue;
+      if (!r || r.dirty !== gen) continue;
       const c = containers[i];
       setState(r, c.id, containerState(c.state), c.state === 'CONTAINER_RUNNING' ? (c.labels['io.kubernetes.container.name'] ?? c.metadata.name) : '');
     }
+    this.spareSandboxRecs = this.prevSandboxRecs;
+    this.spareContainerRecs = this.prevContainerRecs;
     this.prevSandboxes = sandboxes;
     this.prevSandboxRecs = sandboxRecs;
     this.prevContainers = containers;
@@ -270,9 +321,11 @@ export class GenericPLEG {
       }
     };
     for (const r of order) {
+      if (r.dirty !== gen) continue; // clean: the same items in the same states (nothing to emit)
+      this.onPodChanged?.(r.uid);
       const n = r.nextCount;
       const oldN = r.ids.length;
-      // The common case: the same items in the same states (nothing to emit).
+      // A dirty pod may still have the same items in the same states (nothing to emit).
       let same = n === oldN;
       for (let i = 0; same && i < n; i++) same = r.nextIds[i] === r.ids[i] && r.nextStates[i] === r.states[i];
       if (!same) {
@@ -303,13 +356,20 @@ export class GenericPLEG {
       r.nextStates = states;
       r.nextNames = names;
     }
-    const gone = new Set<string>();
-    for (const old of this.order) {
-      if (old.gen === gen) continue;
-      for (let j = 0; j < old.ids.length; j++) add(old, generateEvents(old.uid, old.ids[j], old.states[j], 'non-existent'));
-      this.records.delete(old.uid);
-      gone.add(old.uid);
+    // Pods of the previous relist this one did not see (each record of this relist is one of
+    // the previous relist's or was created by it).
+    let gone: Set<string> | undefined;
+    if (this.order.length > order.length - created) {
+      gone = new Set<string>();
+      for (const old of this.order) {
+        if (old.gen === gen) continue;
+        this.onPodChanged?.(old.uid);
+        for (let j = 0; j < old.ids.length; j++) add(old, generateEvents(old.uid, old.ids[j], old.states[j], 'non-existent'));
+        this.records.delete(old.uid);
+        gone.add(old.uid);
+      }
     }
+    this.spareOrder = this.order;
     this.order = order;
     // updateCache for every pod with events (GetPodStatus in parallel), then emit and UpdateTime.
     const uids = eventPods.map((r) => r.uid);
@@ -322,7 +382,7 @@ export class GenericPLEG {
       const all: PodLifecycleEvent[] = [];
       uids.forEach((uid, k) => {
         const st = statuses.get(uid);
-        if (gone.has(uid)) this.cache.delete(uid);
+        if (gone?.has(uid)) this.cache.delete(uid);
         else if (typeof st === 'object') this.cache.set(uid, st, timestamp);
         for (const e of eventLists[k]) if (e.type !== 'ContainerChanged') all.push(e);
       });
@@ -332,7 +392,7 @@ export class GenericPLEG {
       this.scheduleNext();
     });
     for (const r of eventPods) {
-      if (gone.has(r.uid)) {
+      if (gone?.has(r.uid)) {
         // The pod is gone from the runtime: updateCache deletes it without asking.
         inspected();
         continue;
@@ -343,6 +403,10 @@ export class GenericPLEG {
       });
     }
   }
+}
+
+function markDirty(r: PodRecord | undefined, gen: number): void {
+  if (r !== undefined) r.dirty = gen;
 }
 
 /** Records (id, state) as the next entry of the pod; a repeated id keeps its first position (a Map's set). */

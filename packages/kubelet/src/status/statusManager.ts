@@ -30,6 +30,11 @@ export interface StatusManagerDeps {
   readonly syncPeriodUs: number;
   /** Test-only planted bug: the final DELETE without its UID precondition. */
   readonly skipUidPrecondition?: boolean;
+  /**
+   * The caller tells {@link StatusManager.podUpdated} of every change of `getPodByUID(uid)`;
+   * then the 10 s batch looks first at the pods something happened to (see syncBatch).
+   */
+  readonly notifiesPodUpdates?: boolean;
 }
 
 /** PodStatus lists with `patchStrategy:"merge"` and their patchMergeKey (k8s.io/api core/v1 types.go). */
@@ -160,6 +165,17 @@ export class StatusManager {
    * pod version the kubelet no longer holds is not kept for it).
    */
   private readonly reconciled = new WeakMap<Pod, { status: PodStatus; needed: boolean }>();
+  /**
+   * With `notifiesPodUpdates`: the UIDs whose batch answer (needsUpdate or needsReconcile) may
+   * have changed since the last batch — a new cached status or API version, another pod object
+   * — and those the last batch found needing a sync or whose pod has a deletionTimestamp (its
+   * `canBeDeleted` reads the rest of the kubelet). Any other pod needs nothing.
+   */
+  private readonly batchSuspects = new Set<string>();
+  /** UIDs whose API version may have lost its cached status (syncBatch's first loop looks at those). */
+  private readonly staleVersionSuspects = new Set<string>();
+  /** UIDs that entered {@link podStatuses} since the last {@link removeOrphanedStatuses} with `removed`. */
+  private readonly unchecked = new Set<string>();
   private busy = false;
   private tickPending = false;
   private started = false;
@@ -178,6 +194,11 @@ export class StatusManager {
       this.deps.env.setTimer(this.deps.syncPeriodUs, tick);
     };
     this.deps.env.setTimer(this.deps.syncPeriodUs, tick);
+  }
+
+  /** The pod manager's pod of `uid` changed (added, updated or removed); see `notifiesPodUpdates`. */
+  podUpdated(uid: string): void {
+    this.batchSuspects.add(uid);
   }
 
   /** `GetPodStatus`: the cached status. */
@@ -237,18 +258,41 @@ export class StatusManager {
     this.updateStatusInternal(pod, { ...cached, containerStatuses: fix(cached.containerStatuses), initContainerStatuses: fix(cached.initContainerStatuses) }, true);
   }
 
-  /** `RemoveOrphanedStatuses`: forget statuses of pods the kubelet no longer knows. */
-  removeOrphanedStatuses(known: { has(uid: string): boolean }): void {
-    for (const uid of this.podStatuses.keys()) {
-      if (!known.has(uid)) {
-        this.podStatuses.delete(uid);
-        this.apiStatusVersions.delete(uid);
-      }
+  /**
+   * `RemoveOrphanedStatuses`: forget statuses of pods the kubelet no longer knows. With
+   * `removed` (every UID that left `known` since the previous call with it), only those and the
+   * statuses that entered since are looked at: any other status was known then and still is.
+   * The same statuses go; the order of the removals is not observable.
+   */
+  removeOrphanedStatuses(known: { has(uid: string): boolean }, removed?: Iterable<string>): void {
+    const forget = (uid: string) => {
+      if (known.has(uid)) return;
+      this.podStatuses.delete(uid);
+      this.apiStatusVersions.delete(uid);
+    };
+    if (removed === undefined) {
+      for (const uid of this.podStatuses.keys()) forget(uid);
+      return;
     }
+    for (const uid of removed) if (this.podStatuses.has(uid)) forget(uid);
+    for (const uid of this.unchecked) if (this.podStatuses.has(uid)) forget(uid);
+    this.unchecked.clear();
   }
 
   private deletePodStatus(uid: string): void {
     this.podStatuses.delete(uid);
+    this.staleVersionSuspects.add(uid);
+  }
+
+  private setApiStatusVersion(uid: string, version: number): void {
+    this.apiStatusVersions.set(uid, version);
+    this.batchSuspects.add(uid);
+    if (!this.podStatuses.has(uid)) this.staleVersionSuspects.add(uid);
+  }
+
+  private deleteApiStatusVersion(uid: string): void {
+    this.apiStatusVersions.delete(uid);
+    this.batchSuspects.add(uid);
   }
 
   /** `updateStatusInternal`. Returns true if a new version was queued. */
@@ -285,6 +329,8 @@ export class StatusManager {
     next.startTime = startTime;
     const v: VersionedPodStatus = { status: next, version: (cached?.version ?? 0) + 1, podName: pod.metadata.name!, podNamespace: pod.metadata.namespace ?? 'default' };
     this.podStatuses.set(uid, v);
+    this.batchSuspects.add(uid);
+    if (cached === undefined) this.unchecked.add(uid);
     if (this.channel.length >= CHANNEL_CAPACITY) return false; // the 10 s batch will catch it
     this.channel.push({ uid, status: v });
     this.pump();
@@ -351,14 +397,36 @@ export class StatusManager {
     return this.deps.podResourcesAreReclaimed(pod, status);
   }
 
-  /** `syncBatch`. */
+  /**
+   * `syncBatch`. With `notifiesPodUpdates`, the suspects are looked at first: a pod that is not
+   * one has the cached status, API version and pod object it had when the last batch found that
+   * it needed nothing, and no deletionTimestamp, so it needs nothing again. When no suspect needs
+   * a sync the batch syncs nothing (the full pass would find the same); otherwise the full pass
+   * runs as before, so the pods are synced in the same order.
+   */
   private syncBatch(done: () => void): void {
-    for (const uid of [...this.apiStatusVersions.keys()]) if (!this.podStatuses.has(uid)) this.apiStatusVersions.delete(uid);
+    const tracked = this.deps.notifiesPodUpdates === true;
+    if (!tracked) {
+      // Deleting the entry being visited is allowed during a Map iteration (no copy of the keys).
+      for (const uid of this.apiStatusVersions.keys()) if (!this.podStatuses.has(uid)) this.apiStatusVersions.delete(uid);
+    } else {
+      // An API version without a cached status: its status was deleted, or it was set after.
+      for (const uid of this.staleVersionSuspects) if (!this.podStatuses.has(uid)) this.apiStatusVersions.delete(uid);
+      this.staleVersionSuspects.clear();
+      let any = false;
+      for (const uid of this.batchSuspects) {
+        const status = this.podStatuses.get(uid);
+        const needed = status !== undefined && (this.needsUpdate(uid, status) || this.needsReconcile(uid, status.status));
+        if (needed) any = true;
+        else if (status === undefined || this.deps.getPodByUID(uid)?.metadata.deletionTimestamp === undefined) this.batchSuspects.delete(uid);
+      }
+      if (!any) return done();
+    }
     const updated: SyncRequest[] = [];
     for (const [uid, status] of this.podStatuses) {
       if (this.needsUpdate(uid, status)) updated.push({ uid, status });
       else if (this.needsReconcile(uid, status.status)) {
-        this.apiStatusVersions.delete(uid);
+        this.deleteApiStatusVersion(uid);
         updated.push({ uid, status });
       }
     }
@@ -390,7 +458,7 @@ export class StatusManager {
       const merged = mergePodStatus(pod.status ?? {}, status.status);
       const patch = preparePatchForPodStatus(uid, pod.status ?? {}, merged);
       const afterPatch = (latest: Pod) => {
-        this.apiStatusVersions.set(uid, status.version);
+        this.setApiStatusVersion(uid, status.version);
         if (!this.canBeDeleted(latest, status.status)) return done();
         const ns = latest.metadata.namespace ?? 'default';
         const name = latest.metadata.name!;
