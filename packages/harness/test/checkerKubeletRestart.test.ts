@@ -83,3 +83,20 @@ test('a pod whose containers did not all run at the restart, or that the runtime
   late[1].t = 11 * S;
   t.deepEqual(check(late), []);
 });
+
+test('bug: a liveness probe that failed after the restart is the kubelet\'s own reason, not the restart\'s (differential breaker, explore seed 1 --faults 2 of a pod with unhealthy-after 12s)', (t) => {
+  const r = restartKills();
+  const kill = (message: string): R => ({
+    t: 14.9 * S,
+    actor: K,
+    kind: 'kubelet.killContainer',
+    data: { podUid: 'u1', pod: 'default/p', containerId: 'c1', container: 'app', gracePeriod: 30, ph: 'B', span: 1, message },
+  });
+  t.deepEqual(check([...r, kill('Container app failed liveness probe, will be restarted')]), []);
+  t.deepEqual(check([...r, kill('Container app failed startup probe, will be restarted')]), []);
+  // A spec-hash restart after a kubelet restart is exactly what the invariant is for.
+  t.is(check([...r, kill('Container app definition changed, will be restarted')]).length, 1);
+  // A probe kill before the restart does not excuse a signal after it.
+  const early = kill('Container app failed liveness probe, will be restarted');
+  t.is(check([...r, { ...early, t: 5 * S }]).length, 1);
+});

@@ -12,6 +12,9 @@ import { NODE_LIFECYCLE_INVARIANTS } from './nodeLifecycleInvariants.js';
 import { STATEFULSET_INVARIANTS } from './statefulSetInvariants.js';
 import { TRAFFIC_INVARIANTS } from './trafficInvariants.js';
 
+/** computePodActions' kill message for a container whose liveness or startup probe failed (kuberuntime_manager.go). */
+const PROBE_KILL = /^Container .+ failed (liveness|startup) probe/;
+
 export interface Violation {
   /** Checker id, e.g. `no-removal-while-running`. */
   readonly invariant: string;
@@ -510,6 +513,12 @@ export const INVARIANTS: readonly Invariant[] = [
             for (const p of newest.values()) {
               const sig = p.signals.find((s) => s.t >= up && s.t < until && (s.signal === 'SIGTERM' || s.signal === 'SIGKILL'));
               if (!sig) continue;
+              // A liveness or startup probe that failed after the restart is a reason of its own
+              // (computePodActions kills the container, the killContainer span carries the message).
+              const probeKill = (m.index.killContainerSpans.get(p.containerId) ?? []).some(
+                (s) => s.begin >= up && s.begin <= sig.t && typeof s.data.message === 'string' && PROBE_KILL.test(s.data.message),
+              );
+              if (probeKill) continue;
               // Being deleted (deletionTimestamp or gone) or terminal (admission rejected it) by
               // the time of the signal: the kubelet had its reason. No writes traced: not judged.
               const last = writes.filter((w) => w.t <= sig.t).at(-1);

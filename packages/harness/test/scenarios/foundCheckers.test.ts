@@ -34,6 +34,8 @@ const FOUND: readonly Found[] = [
   { file: 'checker-final-delete-own-uid-504.yaml', expectations: 2 },
   // #27 item 6: v1.22.8 leaks the container (kubernetes#113145); liveness allowed.
   { file: 'faithful-force-deleted-kill-error-never-retried.yaml', expectations: 4, allowed: 1 },
+  // 2026-12-02 differential breaker: a liveness kill after a kubelet restart was blamed on the restart.
+  { file: 'checker-restart-then-liveness-kill.yaml', expectations: 2 },
 ];
 
 async function podsimRun(file: string): Promise<{ code: number; text: string }> {

@@ -176,7 +176,7 @@ function killWithSpec(
   const span = ++deps.spans.next;
   const traced = deps.traceContainerSpans && env.tracing('kubelet.killContainer');
   if (traced) {
-    env.trace('kubelet.killContainer', `killContainer ${podKey(pod)}/${containerName} grace=${gracePeriod} B`, { podUid: uid, pod: podKey(pod), containerId, container: containerName, gracePeriod, ph: 'B', span });
+    env.trace('kubelet.killContainer', `killContainer ${podKey(pod)}/${containerName} grace=${gracePeriod} B`, { podUid: uid, pod: podKey(pod), containerId, container: containerName, gracePeriod, ph: 'B', span, ...(message ? { message } : {}) });
   }
   deps.recorder.event(pod, 'Normal', 'Killing', message || `Stopping container ${containerName}`, `spec.containers{${containerName}}`);
 
