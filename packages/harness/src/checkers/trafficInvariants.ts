@@ -25,6 +25,11 @@ const MAX_ENDPOINTS = 1000;
 const sec = (us: number) => `${(us / US_PER_SECOND).toFixed(6).replace(/\.?0+$/, '')}s`;
 
 interface Writes {
+  /**
+   * The endpoints controller's Endpoints writes (a user's Endpoints of a selector-less Service is
+   * not the controller's: the API takes more than its 1000-address maxCapacity, as v1.22 does, and
+   * the mirroring controller caps the slices it makes of it).
+   */
   readonly endpoints: TraceRecord[];
   readonly slices: TraceRecord[];
   readonly services: Map<string, boolean>;
@@ -46,8 +51,8 @@ function writesOf(m: TraceModel): Writes {
     if (r.kind.startsWith('fault.')) faulted = true;
     if (r.kind === 'proxy.sync') syncs.push(r);
     if (r.kind !== 'api.write') continue;
-    const d = r.data as { resource?: string; event?: string; namespace?: string; name?: string; publishNotReadyAddresses?: boolean; tolerateUnready?: string };
-    if (d.resource === 'endpoints' && d.event !== 'DELETED') endpoints.push(r);
+    const d = r.data as { resource?: string; event?: string; namespace?: string; name?: string; publishNotReadyAddresses?: boolean; tolerateUnready?: string; client?: string };
+    if (d.resource === 'endpoints' && d.event !== 'DELETED' && (d.client === undefined || d.client === 'kube-controller-manager')) endpoints.push(r);
     if (d.resource === 'endpointslices' && d.event !== 'DELETED') slices.push(r);
     if (d.resource === 'services') services.set(`${d.namespace}/${d.name}`, d.publishNotReadyAddresses === true || ['1', 't', 'T', 'true', 'TRUE', 'True'].includes(d.tolerateUnready ?? ''));
   }
@@ -78,10 +83,7 @@ export const TRAFFIC_INVARIANTS: readonly Invariant[] = [
       const pods = podTimes(m);
       const out: Violation[] = [];
       for (const r of w.endpoints) {
-        const d = r.data as { namespace: string; name: string; addresses?: string[]; notReadyAddresses?: string[]; client?: string };
-        // The 1000 cap is the endpoints controller's (maxCapacity); the API takes a user's larger
-        // Endpoints of a selector-less Service as v1.22 does (the mirroring controller caps its slices).
-        if (d.client !== undefined && d.client !== 'kube-controller-manager') continue;
+        const d = r.data as { namespace: string; name: string; addresses?: string[]; notReadyAddresses?: string[] };
         if (w.services.get(`${d.namespace}/${d.name}`) !== false) continue;
         for (const uid of [...(d.addresses ?? []), ...(d.notReadyAddresses ?? [])]) {
           const p = pods.get(uid);
@@ -120,10 +122,7 @@ export const TRAFFIC_INVARIANTS: readonly Invariant[] = [
       const w = writesOf(m);
       const out: Violation[] = [];
       for (const r of w.endpoints) {
-        const d = r.data as { namespace: string; name: string; addresses?: string[]; notReadyAddresses?: string[]; client?: string };
-        // The 1000 cap is the endpoints controller's (maxCapacity); the API takes a user's larger
-        // Endpoints of a selector-less Service as v1.22 does (the mirroring controller caps its slices).
-        if (d.client !== undefined && d.client !== 'kube-controller-manager') continue;
+        const d = r.data as { namespace: string; name: string; addresses?: string[]; notReadyAddresses?: string[] };
         const n = (d.addresses?.length ?? 0) + (d.notReadyAddresses?.length ?? 0);
         if (n > MAX_ENDPOINTS) out.push({ invariant: 'endpoint-object-size', t: r.t, message: `Endpoints ${d.namespace}/${d.name} has ${n} addresses (max ${MAX_ENDPOINTS})` });
       }
