@@ -20,17 +20,17 @@ export function deepEqual(a: unknown, b: unknown): boolean {
 }
 
 /**
- * {@link deepEqual} of two plain objects, ignoring the property `skip` on both sides: what
- * `deepEqual({ ...a, [skip]: b[skip] }, b)` answers, without the copy.
+ * {@link deepEqual} of two plain objects, ignoring the properties `skip` (and `skip2`) on both
+ * sides: what `deepEqual({ ...a, [skip]: b[skip] }, b)` answers, without the copy.
  */
-export function objectsEqualExcept(ao: Record<string, unknown>, bo: Record<string, unknown>, skip: string | undefined): boolean {
+export function objectsEqualExcept(ao: Record<string, unknown>, bo: Record<string, unknown>, skip: string | undefined, skip2?: string): boolean {
   let na = 0;
   for (const k in ao) {
-    if (ao[k] === undefined || k === skip) continue;
+    if (ao[k] === undefined || k === skip || k === skip2) continue;
     na++;
     if (!deepEqual(ao[k], bo[k])) return false;
   }
   let nb = 0;
-  for (const k in bo) if (bo[k] !== undefined && k !== skip) nb++;
+  for (const k in bo) if (bo[k] !== undefined && k !== skip && k !== skip2) nb++;
   return na === nb;
 }

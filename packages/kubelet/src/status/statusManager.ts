@@ -92,17 +92,7 @@ function findCondition(conditions: readonly PodCondition[], type: string): PodCo
 export function unchangedByKubelet(oldStatus: PodStatus, status: PodStatus, startTime: string): boolean {
   if (!kubeletConditionsEqual(oldStatus, status)) return false;
   if (oldStatus.startTime !== startTime) return false;
-  const o = oldStatus as Record<string, unknown>;
-  const n = status as Record<string, unknown>;
-  let na = 0;
-  for (const k in o) {
-    if (o[k] === undefined || k === 'conditions' || k === 'startTime') continue;
-    na++;
-    if (!deepEqual(o[k], n[k])) return false;
-  }
-  let nb = 0;
-  for (const k in n) if (n[k] !== undefined && k !== 'conditions' && k !== 'startTime') nb++;
-  return na === nb;
+  return objectsEqualExcept(oldStatus as Record<string, unknown>, status as Record<string, unknown>, 'conditions', 'startTime');
 }
 
 /**
