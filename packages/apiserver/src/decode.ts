@@ -15,6 +15,7 @@ import { US_PER_SECOND } from '@podsim/api';
 import { field, newBadRequest, newInvalid, type GroupKind } from './errors.js';
 import { deepClone } from './objects.js';
 import { rfc3339ParseError } from './rfc3339.js';
+import { ValidStrings } from './validStrings.js';
 
 // ---- shapes ---------------------------------------------------------------------------------------
 
@@ -524,12 +525,8 @@ function fieldPath(path: string, k: string, track: boolean): string {
   return track ? (path === '' ? k : `${path}.${k}`) : '';
 }
 
-/**
- * Time strings already found to parse (a pure function of the string): the same few timestamps
- * (a second's creationTimestamp, startTime, lastTransitionTime) arrive in nearly every status
- * write. Bounded: a run with many distinct times starts over.
- */
-const VALID_TIMES = new Set<string>();
+/** Time strings already found to parse: the same few timestamps (a second's creationTimestamp, startTime, lastTransitionTime) arrive in nearly every status write. */
+const VALID_TIMES = new ValidStrings();
 
 /** {@link check}'s walk; without `track` a mismatch is reported with an empty path and message. */
 function walk(v: unknown, s: Shape, path: string, track: boolean): [string, string, boolean?] | undefined {
@@ -545,7 +542,6 @@ function walk(v: unknown, s: Shape, path: string, track: boolean): [string, stri
         if (VALID_TIMES.has(v)) return undefined;
         const te = rfc3339ParseError(v);
         if (te === undefined) {
-          if (VALID_TIMES.size >= 4096) VALID_TIMES.clear();
           VALID_TIMES.add(v);
           return undefined;
         }
@@ -621,12 +617,7 @@ function copyChecked(v: unknown, s: Shape, keepKey?: string, keepValue?: unknown
     const el = s.list;
     const out = new Array(v.length);
     for (let i = 0; i < v.length; i++) {
-      const x = v[i];
-      if (x === null) {
-        out[i] = zero(el);
-        continue;
-      }
-      const c = copyChecked(x, el);
+      const c = copyElement(v[i], el);
       if (c === MISMATCH) return MISMATCH;
       out[i] = c;
     }
@@ -640,11 +631,7 @@ function copyChecked(v: unknown, s: Shape, keepKey?: string, keepValue?: unknown
     for (const k in o) {
       const x = o[k];
       if (x === undefined) continue;
-      if (x === null) {
-        out[k] = zero(el);
-        continue;
-      }
-      const c = copyChecked(x, el);
+      const c = copyElement(x, el);
       if (c === MISMATCH) return MISMATCH;
       out[k] = c;
     }
@@ -670,6 +657,11 @@ function copyChecked(v: unknown, s: Shape, keepKey?: string, keepValue?: unknown
     out[k] = c;
   }
   return out;
+}
+
+/** A list or map element's copy: a `null` element becomes its zero value, as the decoder leaves it. */
+function copyElement(x: unknown, el: Shape): unknown {
+  return x === null ? zero(el) : copyChecked(x, el);
 }
 
 /** encoding/json's "cannot unmarshal" error at `path` (a placeholder when paths are not tracked). */

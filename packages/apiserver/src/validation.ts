@@ -25,6 +25,7 @@ import type {
 import { FINALIZER_DELETE_DEPENDENTS, FINALIZER_ORPHAN_DEPENDENTS, parseQuantity, quantityMilliValue } from '@podsim/api';
 import { type FieldError, field, quote } from './errors.js';
 import { semanticEqual } from './objects.js';
+import { ValidStrings } from './validStrings.js';
 import { labelSelectorAsSelector, labelsMatch, validateLabelKey } from '@podsim/api';
 
 // ---- names (k8s.io/apimachinery/pkg/util/validation) -----------------------------------------
@@ -85,23 +86,13 @@ const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 export function isQualifiedName(value: string): string[] {
   if (VALID_QUALIFIED_NAMES.has(value)) return [];
   const errs = qualifiedNameErrors(value);
-  if (errs.length === 0) remember(VALID_QUALIFIED_NAMES, value);
+  if (errs.length === 0) VALID_QUALIFIED_NAMES.add(value);
   return errs;
 }
 
-/**
- * Strings already found valid, so that the label and annotation keys every write of every object
- * carries are matched against the regular expressions once (a pure function of the string;
- * bounded, so a run with many distinct keys starts over).
- */
-const VALID_QUALIFIED_NAMES = new Set<string>();
-const VALID_LABEL_VALUES = new Set<string>();
-const REMEMBERED_MAX = 4096;
-
-function remember(set: Set<string>, v: string): void {
-  if (set.size >= REMEMBERED_MAX) set.clear();
-  set.add(v);
-}
+/** Qualified names and label values already found valid (matched against the regular expressions once). */
+const VALID_QUALIFIED_NAMES = new ValidStrings();
+const VALID_LABEL_VALUES = new ValidStrings();
 
 function qualifiedNameErrors(value: string): string[] {
   const errs: string[] = [];
@@ -132,7 +123,7 @@ export function isValidLabelValue(v: string): string[] {
       "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')",
     );
   }
-  if (errs.length === 0) remember(VALID_LABEL_VALUES, v);
+  if (errs.length === 0) VALID_LABEL_VALUES.add(v);
   return errs;
 }
 
