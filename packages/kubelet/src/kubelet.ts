@@ -422,10 +422,7 @@ export class Kubelet implements PodSyncer {
   /** `HandlePodRemoves`: forget the pod, then `deletePod` (a SyncPodKill with no options). */
   handlePodRemoves(pods: readonly Pod[]): void {
     for (const pod of pods) {
-      this.podManager.delete(pod.metadata.uid!);
-      this.statusManager.podUpdated(pod.metadata.uid!);
-      this.suspect(pod.metadata.uid!);
-      this.removedPods.add(pod.metadata.uid!);
+      this.removeDesiredPod(pod.metadata.uid!);
       this.uncount(pod.metadata.uid!);
       if (!this.sourcesReady) continue; // "skipping delete because sources aren't ready yet"
       this.podWorkers.updatePod({ pod, updateType: 'SyncPodKill' });
@@ -442,6 +439,14 @@ export class Kubelet implements PodSyncer {
   private setDesiredPod(uid: string, pod: Pod): void {
     this.podManager.set(uid, pod);
     this.statusManager.podUpdated(uid);
+  }
+
+  /** `podManager.DeletePod`: the status manager and housekeeping hear of it (its suspects, RemoveOrphanedStatuses). */
+  private removeDesiredPod(uid: string): void {
+    this.podManager.delete(uid);
+    this.statusManager.podUpdated(uid);
+    this.suspect(uid);
+    this.removedPods.add(uid);
   }
 
   /** `HandlePodSyncs`. */

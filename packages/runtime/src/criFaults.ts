@@ -73,15 +73,15 @@ export class CriFaultBook {
     this.used = faults.map(() => 0);
   }
 
-  /**
-   * Applies the faults to one call `call` received at `now`; counts attempts. `target` says what
-   * the call is about (image normalized); it is only computed when a fault could apply.
-   */
   /** No faults at all: every call is fault-free (lets the caller skip building `target`). */
   get empty(): boolean {
     return this.faults.length === 0;
   }
 
+  /**
+   * Applies the faults to one call `call` received at `now`; counts attempts. `target` says what
+   * the call is about (image normalized); it is only computed when a fault could apply.
+   */
   check(call: cri.CriCallName, target: () => CallTarget, now: VirtualTime): FaultOutcome {
     if (this.faults.length === 0) return NO_FAULT;
     let error: CriError | undefined;

@@ -216,7 +216,7 @@ export class Cacher {
     for (const w of this.candidates(view)) {
       const e = convertToWatchEvent(w, view);
       if (!e) continue;
-      const fk = w.asTable ? formatKey(w) : 'J';
+      const fk = formatKey(w);
       let g: Group | undefined;
       for (const x of groups) {
         if (x.type === e.type && x.format === fk) {

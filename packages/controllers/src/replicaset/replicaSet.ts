@@ -235,7 +235,7 @@ export class ReplicaSetController {
     };
 
     let manageErr: ManageReplicasError | undefined;
-    if (rsNeedsSync && !rs.metadata.deletionTimestamp) manageErr = yield* this.manageReplicas(claim.count, claim.pods ?? (() => owned?.matching() ?? []), rs);
+    if (rsNeedsSync && !rs.metadata.deletionTimestamp) manageErr = yield* this.manageReplicas(claim.count, claim.pods, rs);
 
     const newStatus = calculateStatus(rs, counts, manageErr, nowTimestamp(this.env));
     const upd = yield* this.updateReplicaSetStatus(rs, newStatus);
@@ -256,7 +256,7 @@ export class ReplicaSetController {
     rs: ReplicaSet,
     selector: ParsedLabelSelector,
     owned: OwnedActivePods | undefined,
-  ): Sync<{ count: number; pods: (() => Pod[]) | undefined; adopted: { ready: number; fully: number; available: number }; error?: SyncError }> {
+  ): Sync<{ count: number; pods: () => Pod[]; adopted: { ready: number; fully: number; available: number }; error?: SyncError }> {
     const adopted = { ready: 0, fully: 0, available: 0 };
     const release = owned ? owned.mismatching() : [];
     const ns = rs.metadata.namespace ?? '';
@@ -269,7 +269,7 @@ export class ReplicaSetController {
     // Nothing to adopt or release (every sync but the first): the claimed pods are the owned
     // matching ones, listed only if manageReplicas needs them (a scale-down, before any yield, so
     // the same list) instead of an array of every replica per sync.
-    if (release.length === 0 && orphans.length === 0) return { count: owned ? owned.matchingCount() : 0, pods: undefined, adopted };
+    if (release.length === 0 && orphans.length === 0) return { count: owned ? owned.matchingCount() : 0, pods: () => (owned ? owned.matching() : []), adopted };
     const pods = owned ? owned.matching() : [];
     const ref = newControllerRef(rs, RS_API_VERSION, RS_KIND);
     const reqs = [
