@@ -3,7 +3,7 @@
  * wrong verdict, a stack trace or a hang. Each test runs the input that showed it and checks what
  * a user sees (verdict, timings, violations).
  */
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -106,13 +106,22 @@ test('a run in interruptible segments that is not interrupted is the same run: s
   }
 });
 
+/** `text` written to a fresh temporary directory (removed after the test) as `name`. */
+function scenarioInTempDir(t: ExecutionContext, prefix: string, name: string, text: string): { dir: string; file: string } {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, name);
+  writeFileSync(file, text);
+  return { dir, file };
+}
+
+/** {@link WAIT_FOREVER} with its endless wait replaced by a sleep of `duration`. */
+const sleeping = (duration: string) => WAIT_FOREVER.replace('  - wait: { for: exists, name: ghost, timeout: 100000h }', `  - sleep: ${duration}`);
+
 for (const [sig, shown] of [['SIGINT', 'Ctrl-C'], ['SIGTERM', 'SIGTERM']] as const) {
 test(`podsim run: ${sig} while a wait can never be met ends the run with its report and exit 1, naming ${shown}`, async (t) => {
   t.timeout(120_000);
-  const dir = mkdtempSync(join(tmpdir(), 'podsim-interrupt-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const file = join(dir, 'wait-forever.yaml');
-  writeFileSync(file, WAIT_FOREVER);
+  const { file } = scenarioInTempDir(t, 'podsim-interrupt-', 'wait-forever.yaml', WAIT_FOREVER);
   const child = spawn(process.execPath, [fileURLToPath(new URL('../../src/cli.js', import.meta.url)), 'run', file], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
@@ -138,10 +147,7 @@ test('podsim run: a Ctrl-C after the run ended, while the report is written, sti
   // judged the run and wrote its files met Node's default action: podsim died by SIGINT after
   // printing the tally and before writing --trace (a 30 h run's trace was simply missing).
   t.timeout(120_000);
-  const dir = mkdtempSync(join(tmpdir(), 'podsim-interrupt-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const file = join(dir, 'sleep-30h.yaml');
-  writeFileSync(file, WAIT_FOREVER.replace('  - wait: { for: exists, name: ghost, timeout: 100000h }', '  - sleep: 30h'));
+  const { dir, file } = scenarioInTempDir(t, 'podsim-interrupt-', 'sleep-30h.yaml', sleeping('30h'));
   const [json, trace] = [join(dir, 'out.json'), join(dir, 'trace.json')];
   const child = spawn(process.execPath, [fileURLToPath(new URL('../../src/cli.js', import.meta.url)), 'run', file, '--quiet', '--json', json, '--trace', trace], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
@@ -170,10 +176,7 @@ test('podsim run: a Ctrl-C after the run ended, while the report is written, sti
 
 test('bug: an output directory removed during the run gave "internal error: ENOENT" and a stack trace when the report was written; now each unwritable output is named, the others are written, exit 2 (found by the bad-input trial)', async (t) => {
   t.timeout(120_000);
-  const dir = mkdtempSync(join(tmpdir(), 'podsim-outgone-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const file = join(dir, 'sleep-2h.yaml');
-  writeFileSync(file, WAIT_FOREVER.replace('  - wait: { for: exists, name: ghost, timeout: 100000h }', '  - sleep: 2h'));
+  const { dir, file } = scenarioInTempDir(t, 'podsim-outgone-', 'sleep-2h.yaml', sleeping('2h'));
   const sub = join(dir, 'sub');
   mkdirSync(sub);
   const [json, trace] = [join(sub, 'out.json'), join(dir, 'trace.json')];
