@@ -81,13 +81,14 @@ test('service update: NodePort → ClusterIP drops the policy and the node ports
   t.is((back.body as Service).spec.externalTrafficPolicy, undefined);
   t.is((back.body as Service).spec.healthCheckNodePort, undefined);
   t.is((back.body as Service).spec.ports![0].nodePort, undefined);
+  t.is((back.body as Service).spec.allocateLoadBalancerNodePorts, undefined, 'the LoadBalancer default sent back unchanged is dropped with the type');
   // A new node port on a ClusterIP Service is the client's and is refused.
   const np = h.req({ type: 'ApiUpdate', resource: 'services', namespace: 'default', name: 'a', object: { ...(back.body as Service), spec: { ...(back.body as Service).spec, ports: [{ port: 80, protocol: 'TCP', targetPort: 80, nodePort: 30999 }] } } as Service });
   t.is(np.code, 422);
   t.regex((np.body as Status).message ?? '', /spec\.ports\[0\]\.nodePort: Forbidden: may not be used when `type` is 'ClusterIP'/);
 });
 
-test('service validation: no ports, a port out of range, unnamed multi-ports, a ClusterIP outside the range → 422', (t) => {
+test('service validation: no ports, a port out of range, unnamed multi-ports, a ClusterIP outside the range, allocateLoadBalancerNodePorts off a LoadBalancer, one node port twice → 422', (t) => {
   const h = new Harness();
   const bad = (s: Service, re: RegExp) => {
     const r = h.req({ type: 'ApiCreate', resource: 'services', namespace: 'default', object: s });
@@ -99,6 +100,8 @@ test('service validation: no ports, a port out of range, unnamed multi-ports, a 
   bad(svc('multi', { ports: [{ port: 80 }, { port: 81 }] }), /spec\.ports\[0\]\.name: Required value/);
   bad(svc('outside', { clusterIP: '192.168.0.1' }), /provided IP is not in the valid range/);
   bad(svc('etp', { externalTrafficPolicy: 'Local' }), /^Service "etp" is invalid: spec\.externalTrafficPolicy: Invalid value: "Local": ExternalTrafficPolicy can only be set on NodePort and LoadBalancer service$/);
+  bad(svc('alb', { type: 'NodePort', allocateLoadBalancerNodePorts: false }), /^Service "alb" is invalid: spec\.allocateLoadBalancerNodePorts: Forbidden: may only be used when `type` is 'LoadBalancer'$/);
+  bad(svc('twice', { type: 'NodePort', ports: [{ name: 'a', port: 80, nodePort: 30100 }, { name: 'b', port: 81, nodePort: 30100 }] }), /^Service "twice" is invalid: spec\.ports\[1\]\.nodePort: Duplicate value: 30100$/);
   bad(svc('hc', { type: 'NodePort', healthCheckNodePort: 30500 }), /spec\.healthCheckNodePort: Invalid value: 30500: HealthCheckNodePort can only be set on LoadBalancer service with ExternalTrafficPolicy=Local/);
 });
 

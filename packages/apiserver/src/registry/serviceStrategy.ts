@@ -241,11 +241,18 @@ export function validateService(svc: Service): FieldError[] {
     }
   } else if (!spec.externalName) errs.push(field.required('spec.externalName'));
   const names = new Set<string>();
+  const nodePorts = new Set<string>();
   ports.forEach((p, i) => {
     errs.push(...validatePort(p, i, ports.length > 1, svc));
     if (p.name) {
       if (names.has(p.name)) errs.push(field.duplicate(`spec.ports[${i}].name`, p.name));
       names.add(p.name);
+    }
+    // The same node port twice for one protocol (one port may serve TCP and UDP).
+    if (p.nodePort) {
+      const key = `${p.protocol ?? 'TCP'}/${p.nodePort}`;
+      if (nodePorts.has(key)) errs.push(field.duplicate(`spec.ports[${i}].nodePort`, p.nodePort));
+      nodePorts.add(key);
     }
   });
   for (const [k, v] of Object.entries(spec.selector ?? {})) {
@@ -268,6 +275,8 @@ export function validateService(svc: Service): FieldError[] {
   if (spec.internalTrafficPolicy !== undefined && spec.internalTrafficPolicy !== 'Cluster' && spec.internalTrafficPolicy !== 'Local') {
     errs.push(field.notSupported('spec.internalTrafficPolicy', spec.internalTrafficPolicy, ['Cluster', 'Local']));
   }
+  // ServiceLBNodePortControl (beta, on in 1.22): the field belongs to LoadBalancer Services only.
+  if (spec.allocateLoadBalancerNodePorts != null && type !== 'LoadBalancer') errs.push(field.forbidden('spec.allocateLoadBalancerNodePorts', "may only be used when `type` is 'LoadBalancer'"));
   if (spec.healthCheckNodePort && spec.healthCheckNodePort > 0 && !needsHealthCheck(svc)) {
     errs.push(field.invalid('spec.healthCheckNodePort', spec.healthCheckNodePort, 'HealthCheckNodePort can only be set on LoadBalancer service with ExternalTrafficPolicy=Local'));
   }
@@ -306,6 +315,8 @@ export function serviceStrategy(listServices: () => readonly KubeObject[]): REST
         if (svc.spec.externalTrafficPolicy === old.spec.externalTrafficPolicy) delete svc.spec.externalTrafficPolicy;
       }
       if (svc.spec && needsHealthCheck(old) && !needsHealthCheck(svc) && svc.spec.healthCheckNodePort === old.spec?.healthCheckNodePort) delete svc.spec.healthCheckNodePort;
+      // Leaving LoadBalancer with allocateLoadBalancerNodePorts sent back unchanged drops it too.
+      if (svc.spec && old.spec?.type === 'LoadBalancer' && svc.spec.type !== 'LoadBalancer' && svc.spec.allocateLoadBalancerNodePorts != null && svc.spec.allocateLoadBalancerNodePorts === old.spec.allocateLoadBalancerNodePorts) delete svc.spec.allocateLoadBalancerNodePorts;
       // An update that drops the allocated ClusterIP keeps it (the REST copies it over when unset).
       if (svc.spec && old.spec?.clusterIP && !svc.spec.clusterIP) {
         svc.spec.clusterIP = old.spec.clusterIP;

@@ -10,12 +10,13 @@
  * resource's strategy validation (422 with one cause per field). Answers that depend on the
  * cluster's state at the time of the step (404 namespace not found, 403 namespace terminating,
  * 409 already exists) are left to the run. Two manifests with the same kind, namespace and name
- * are an error too: `apply: all` would replace one with the other.
+ * are an error too: `apply: all` would replace one with the other. So is a node port two Service
+ * manifests ask for: a dry run stores nothing, so the allocator alone would not see the clash.
  *
  * Warnings for what v1.22.8 accepts but does not do as written: a negative
  * terminationGracePeriodSeconds (the apiserver stores it; every delete uses 1 s, kubernetes#98866).
  */
-import type { KubeObject, ResourceName, Status } from '@podsim/api';
+import type { KubeObject, ResourceName, Service, Status } from '@podsim/api';
 import { Clock } from '@podsim/api';
 import { ApiServer } from '@podsim/apiserver/apiServer';
 import { decodeProblem } from '@podsim/apiserver/decode';
@@ -46,6 +47,33 @@ function podSpecOf(o: KubeObject): { spec: Record<string, unknown>; path: Path }
 }
 
 /**
+ * `portallocator.Allocate`'s answer to a Service manifest that asks for a node port (a service
+ * port's `nodePort` or `healthCheckNodePort`) an earlier Service manifest asks for: whichever of
+ * the two is created second gets `spec.ports[i].nodePort: Invalid value: N: provided port is
+ * already allocated` (422). `owners` maps each port to the first manifest that asked for it.
+ */
+function nodePortClashes(
+  svc: Service,
+  owners: Map<number, { prefix: string; at: ScenarioIssue }>,
+  prefix: string,
+  m: LoadedScenario['manifests'][number],
+  at: (path: Path, message: string) => void,
+): void {
+  const type = svc.spec?.type;
+  if (type !== 'NodePort' && type !== 'LoadBalancer') return;
+  const mine = new Set<number>();
+  const claim = (port: number | undefined, path: Path) => {
+    if (!port || mine.has(port)) return;
+    mine.add(port);
+    const first = owners.get(port);
+    if (first) at(path, `Invalid value: ${port}: provided port is already allocated (${first.prefix} at ${first.at.file}:${first.at.line} asks for it too; the second of the two to be created is refused)`);
+    else owners.set(port, { prefix, at: m.src.issue([...m.path, ...path], '') });
+  };
+  (svc.spec?.ports ?? []).forEach((p, i) => claim(p.nodePort, ['spec', 'ports', i, 'nodePort']));
+  claim(svc.spec?.healthCheckNodePort, ['spec', 'healthCheckNodePort']);
+}
+
+/**
  * The issues (errors and warnings) the apiserver's create path finds in the scenario's manifests.
  * `objects[i]` is `sc.manifests[i]`'s object with its namespace filled in.
  */
@@ -62,6 +90,9 @@ export function admissionIssues(sc: LoadedScenario, objects: readonly KubeObject
   });
   api.bootstrap(rctx());
   const seen = new Map<string, ScenarioIssue>();
+  // Node ports requested by the Services admitted so far: a dry run stores nothing, so the
+  // allocator (`allocateNodePorts`) cannot see that an earlier manifest already holds one.
+  const nodePortOwners = new Map<number, { prefix: string; at: ScenarioIssue }>();
   // Namespaces first, for real, so that what goes into them is admitted (NamespaceLifecycle).
   const order = objects.map((_, i) => i).sort((a, b) => Number(objects[b].kind === 'Namespace') - Number(objects[a].kind === 'Namespace'));
   for (const i of order) {
@@ -102,6 +133,7 @@ export function admissionIssues(sc: LoadedScenario, objects: readonly KubeObject
       // The issue names the field (its path in the file); the cause says what is wrong with it.
       for (const c of causes) at(c.field ? fieldPath(c.field) : [], c.message ?? c.reason ?? 'invalid');
     }
+    if (o.kind === 'Service' && (r.code === 200 || r.code === 201)) nodePortClashes(o as Service, nodePortOwners, prefix, m, at);
     const ps = podSpecOf(o);
     const tgps = ps?.spec.terminationGracePeriodSeconds;
     if (typeof tgps === 'number' && tgps < 0) {

@@ -586,12 +586,14 @@ export function compileScenario(sc: LoadedScenario, opts: PlanOptions = {}): Run
       else if (target && type === 'LoadBalancer' && target.spec?.allocateLoadBalancerNodePorts === false && !(target.spec?.ports ?? []).some((p) => p.nodePort)) issues.push(src.issue(['traffic', i, 'nodePort'], `Service ${ns}/${tr.service} sets allocateLoadBalancerNodePorts: false: it has no node port`));
       if (tr.fromNodes !== undefined) issues.push(src.issue(['traffic', i, 'fromNodes'], 'fromNodes is for clients inside the cluster; nodePort traffic comes from outside: name the nodes it arrives at with toNodes'));
     } else if (tr.toNodes !== undefined) issues.push(src.issue(['traffic', i, 'toNodes'], 'toNodes needs nodePort: true (traffic to the ClusterIP is sent from fromNodes)'));
-    (tr.toNodes ?? []).forEach((n, j) => {
-      if (!nodes.includes(n)) issues.push(src.issue(['traffic', i, 'toNodes', j], `no node ${JSON.stringify(n)} (nodes: ${nodes.join(', ')})${didYouMean(n, nodes)}`));
-    });
-    (tr.fromNodes ?? []).forEach((n, j) => {
-      if (!nodes.includes(n)) issues.push(src.issue(['traffic', i, 'fromNodes', j], `no node ${JSON.stringify(n)} (nodes: ${nodes.join(', ')})${didYouMean(n, nodes)}`));
-    });
+    // Each listed node once: a repeat would silently give that node twice the share of the clients.
+    for (const key of ['toNodes', 'fromNodes'] as const) {
+      (tr[key] ?? []).forEach((n, j, list) => {
+        const first = list.indexOf(n);
+        if (!nodes.includes(n)) issues.push(src.issue(['traffic', i, key, j], `no node ${JSON.stringify(n)} (nodes: ${nodes.join(', ')})${didYouMean(n, nodes)}`));
+        else if (first < j) issues.push(src.issue(['traffic', i, key, j], `node ${JSON.stringify(n)} is listed twice (also ${key}[${first}]): name each node once (a repeat would give it twice the share of the requests)`));
+      });
+    }
     if (tr.since !== undefined && stepIds[tr.since] === undefined) issues.push(src.issue(['traffic', i, 'since'], `no step with id ${JSON.stringify(tr.since)}`));
     if (tr.stop !== undefined && tr.stop <= (tr.start ?? 0)) issues.push(src.issue(['traffic', i, 'stop'], 'stop must come after start'));
   });

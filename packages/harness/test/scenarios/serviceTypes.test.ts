@@ -199,3 +199,31 @@ test('bad input: ETP Local on a ClusterIP Service is the apiserver\'s 422 text a
   t.is(e.code, EXIT_BAD_INPUT);
   t.regex(e.err, /traffic\[0\]\.toNodes\[0\]: no node "node-c"/);
 });
+
+test('bad input: two Services asking for one node port, allocateLoadBalancerNodePorts on a NodePort Service, a node port twice in one Service and a node listed twice in toNodes are errors at their lines, before the run', async (t) => {
+  // The second Service asks for the node port the first holds: at run time its create is a 422.
+  const clash = ETP_LOCAL.replace('  externalTrafficPolicy: Local\n  selector: { app: web }\n  ports: [{ port: 80, targetPort: 8080 }]', '  externalTrafficPolicy: Local\n  selector: { app: web }\n  ports: [{ port: 80, targetPort: 8080, nodePort: 30080 }]')
+    .replace('metadata: { name: web-cluster }\nspec:\n  type: NodePort\n  selector: { app: web }\n  ports: [{ port: 80, targetPort: 8080 }]', 'metadata: { name: web-cluster }\nspec:\n  type: NodePort\n  selector: { app: web }\n  ports: [{ port: 80, targetPort: 8080, nodePort: 30080 }]');
+  t.not(clash, ETP_LOCAL);
+  const a = await validate('clash.yaml', clash);
+  t.is(a.code, EXIT_BAD_INPUT);
+  t.regex(a.err, /clash\.yaml:\d+:\d+: Service\/web-cluster spec\.ports\[0\]\.nodePort: Invalid value: 30080: provided port is already allocated \(Service\/web at \S*clash\.yaml:\d+ asks for it too/);
+  t.notRegex(a.err, /Service\/web spec\.ports/, 'the first Service to ask for the port gets it');
+  // Different node ports: no clash.
+  const apartText = clash.replace(/nodePort: 30080 \}\]\n$/, 'nodePort: 30081 }]\n');
+  t.not(apartText, clash);
+  const apart = await validate('apart.yaml', apartText);
+  t.is(apart.code, 0, apart.err);
+
+  const alb = await validate('alb.yaml', ETP_LOCAL.replace('  type: NodePort\n  externalTrafficPolicy: Local\n', '  type: NodePort\n  allocateLoadBalancerNodePorts: false\n  externalTrafficPolicy: Local\n'));
+  t.is(alb.code, EXIT_BAD_INPUT);
+  t.regex(alb.err, /alb\.yaml:\d+:\d+: Service\/web spec\.allocateLoadBalancerNodePorts: Forbidden: may only be used when `type` is 'LoadBalancer'/);
+
+  const twice = await validate('twice.yaml', ETP_LOCAL.replace('  externalTrafficPolicy: Local\n  selector: { app: web }\n  ports: [{ port: 80, targetPort: 8080 }]', '  externalTrafficPolicy: Local\n  selector: { app: web }\n  ports: [{ name: a, port: 80, targetPort: 8080, nodePort: 30090 }, { name: b, port: 81, targetPort: 8080, nodePort: 30090 }]'));
+  t.is(twice.code, EXIT_BAD_INPUT);
+  t.regex(twice.err, /twice\.yaml:\d+:\d+: Service\/web spec\.ports\[1\]\.nodePort: Duplicate value: 30090/);
+
+  const dup = await validate('dup.yaml', ETP_LOCAL.replace('toNodes: [node-a]', 'toNodes: [node-a, node-a]'));
+  t.is(dup.code, EXIT_BAD_INPUT);
+  t.regex(dup.err, /dup\.yaml:6:\d+: traffic\[0\]\.toNodes\[1\]: node "node-a" is listed twice \(also toNodes\[0\]\)/);
+});
